@@ -112,3 +112,30 @@ using G1Affine = ec::Affine<G1Config>;
 using G2Affine = ec::Affine<G2Config>;
 
 }  // namespace cuzk::bls12_381
+
+// Per-curve bundles: what the layers above (poly, msm, groth16, formats) are templated on.
+namespace cuzk::bn254 {
+struct Curve {
+  using Fr = bn254::Fr;
+  using Fq = bn254::Fq;
+  using Fq2 = bn254::Fq2;
+  using Fq12 = bn254::Fq12;
+  using G1 = G1Config;
+  using G2 = G2Config;
+  static constexpr const char* NAME = "bn254";
+  static constexpr const char* SNARKJS_NAME = "bn128";
+};
+}  // namespace cuzk::bn254
+
+namespace cuzk::bls12_381 {
+struct Curve {
+  using Fr = bls12_381::Fr;
+  using Fq = bls12_381::Fq;
+  using Fq2 = bls12_381::Fq2;
+  using Fq12 = bls12_381::Fq12;
+  using G1 = G1Config;
+  using G2 = G2Config;
+  static constexpr const char* NAME = "bls12_381";
+  static constexpr const char* SNARKJS_NAME = "bls12381";
+};
+}  // namespace cuzk::bls12_381
