@@ -1,0 +1,177 @@
+// Multi-scalar multiplication on the CPU: sum_i k_i·P_i for affine bases P_i and canonical
+// scalars k_i (standard form, little-endian limbs, < r).
+//
+// As supraseal does it, scalars are first sorted into three kinds: 0 (skipped), 1 (summed
+// by plain mixed additions: circom witnesses are full of bits) and the rest, which go to
+// Pippenger's bucket method with signed c-bit digits: digits lie in (-2^(c-1), 2^(c-1)],
+// so each window needs only 2^(c-1) buckets and a negative digit adds -P = (x, -y). The
+// buckets are XYZZ points fed by mixed additions, reduced by a running sum. Threads take
+// whole windows; a window's buckets stay private to the thread that owns it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "ec/points.hpp"
+#include "ff/bigint.hpp"
+
+namespace cuzk::msm {
+
+namespace detail {
+
+// Bits [offset, offset + width) of k, width <= 32.
+template <size_t N>
+inline uint32_t bits_at(const ff::BigInt<N>& k, size_t offset, unsigned width) {
+  size_t limb = offset / 64, shift = offset % 64;
+  if (limb >= N) return 0;
+  uint64_t v = k.limb[limb] >> shift;
+  if (shift + width > 64 && limb + 1 < N) v |= k.limb[limb + 1] << (64 - shift);
+  return uint32_t(v & ((uint64_t(1) << width) - 1));
+}
+
+inline bool is_zero4(const ff::BigInt<4>& k) { return (k.limb[0] | k.limb[1] | k.limb[2] | k.limb[3]) == 0; }
+inline bool is_one4(const ff::BigInt<4>& k) { return k.limb[0] == 1 && (k.limb[1] | k.limb[2] | k.limb[3]) == 0; }
+
+// Window width for m scalars of `bits` bits: minimises the modelled cost
+// windows·(m mixed additions + 2^c bucket-sum additions, each ~1.3 mixed additions).
+inline unsigned choose_window(size_t m, size_t bits) {
+  unsigned best = 1;
+  double best_cost = 1e300;
+  for (unsigned c = 1; c <= 20; ++c) {
+    double windows = double((bits + 1 + c - 1) / c);
+    double cost = windows * (double(m) + 1.3 * double(uint64_t(1) << c));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+// Signed digit d of one window packed as |d| << 1 | (d < 0); 0 means "no bucket".
+using Digit = uint32_t;
+
+template <class C>
+ec::Xyzz<C> sum_ones(std::span<const ec::Affine<C>> bases, std::span<const uint32_t> idx, ThreadPool& pool) {
+  using P = ec::Xyzz<C>;
+  size_t chunks = std::max<size_t>(1, std::min(pool.size() * 4, idx.size() / 256));
+  std::vector<P> part(chunks, P::infinity());
+  pool.run(chunks, [&](size_t t) {
+    size_t lo = idx.size() * t / chunks, hi = idx.size() * (t + 1) / chunks;
+    P acc = P::infinity();
+    for (size_t i = lo; i < hi; ++i) acc += bases[idx[i]];
+    part[t] = acc;
+  });
+  P acc = P::infinity();
+  for (const auto& p : part) acc += p;
+  return acc;
+}
+
+template <class C>
+ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
+                      std::span<const uint32_t> idx, ThreadPool& pool) {
+  using P = ec::Xyzz<C>;
+  const size_t m = idx.size();
+  if (m == 0) return P::infinity();
+  constexpr size_t kBits = C::Scalar::BITS;
+  const unsigned c = choose_window(m, kBits);
+  const size_t windows = (kBits + 1 + c - 1) / c;  // one spare bit absorbs the last carry
+  const uint32_t half = uint32_t(1) << (c - 1);
+
+  std::vector<Digit> digits(windows * m);
+  pool.parallel_for(
+      0, m,
+      [&](size_t lo, size_t hi) {
+        for (size_t k = lo; k < hi; ++k) {
+          const auto& s = scalars[idx[k]];
+          uint32_t carry = 0;
+          for (size_t w = 0; w < windows; ++w) {
+            uint32_t d = bits_at(s, w * c, c) + carry;
+            Digit out;
+            if (d > half) {
+              uint32_t mag = (uint32_t(1) << c) - d;  // 0 when d = 2^c: only the carry remains
+              out = mag == 0 ? 0 : (mag << 1 | 1);
+              carry = 1;
+            } else {
+              out = d << 1;
+              carry = 0;
+            }
+            digits[w * m + k] = out;
+          }
+        }
+      },
+      1024);
+
+  std::vector<P> window_sum(windows, P::infinity());
+  pool.run(windows, [&](size_t w) {
+    std::vector<P> buckets(half, P::infinity());
+    const Digit* dw = digits.data() + w * m;
+    for (size_t k = 0; k < m; ++k) {
+      Digit d = dw[k];
+      if (d == 0) continue;
+      const auto& b = bases[idx[k]];
+      P& bucket = buckets[(d >> 1) - 1];
+      if (d & 1) {
+        bucket += ec::Affine<C>{b.x, -b.y};
+      } else {
+        bucket += b;
+      }
+    }
+    // sum_j j·bucket[j-1] as a running sum from the top bucket down.
+    P running = P::infinity(), total = P::infinity();
+    for (size_t j = half; j-- > 0;) {
+      running += buckets[j];
+      total += running;
+    }
+    window_sum[w] = total;
+  });
+
+  P acc = P::infinity();
+  for (size_t w = windows; w-- > 0;) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    acc += window_sum[w];
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+// sum_i scalars[i]·bases[i]. Bases at infinity (0, 0) and zero scalars contribute nothing;
+// scalars must be canonical (< r). The two spans must have the same length (the shorter
+// length is used otherwise).
+template <class C>
+ec::Jacobian<C> msm(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars, ThreadPool& pool) {
+  static_assert(C::Scalar::N == 4, "scalars are four 64-bit limbs");
+  using P = ec::Xyzz<C>;
+  const size_t n = std::min(bases.size(), scalars.size());
+
+  // Split indices by scalar kind, per chunk so it parallelises, then concatenate.
+  size_t chunks = std::max<size_t>(1, std::min(pool.size() * 4, n / 4096));
+  std::vector<std::vector<uint32_t>> ones(chunks), rest(chunks);
+  pool.run(chunks, [&](size_t t) {
+    size_t lo = n * t / chunks, hi = n * (t + 1) / chunks;
+    for (size_t i = lo; i < hi; ++i) {
+      if (detail::is_zero4(scalars[i]) || bases[i].is_infinity()) continue;
+      (detail::is_one4(scalars[i]) ? ones[t] : rest[t]).push_back(uint32_t(i));
+    }
+  });
+  auto concat = [](std::vector<std::vector<uint32_t>>& parts) {
+    std::vector<uint32_t> all;
+    size_t total = 0;
+    for (auto& p : parts) total += p.size();
+    all.reserve(total);
+    for (auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+    return all;
+  };
+  std::vector<uint32_t> one_idx = concat(ones), rest_idx = concat(rest);
+
+  P acc = detail::sum_ones<C>(bases, one_idx, pool);
+  acc += detail::pippenger<C>(bases, scalars, rest_idx, pool);
+  return acc.to_jacobian();
+}
+
+}  // namespace cuzk::msm

@@ -1,0 +1,189 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "ec/batch_affine.hpp"
+#include "ec/points.hpp"
+#include "msm/pippenger.hpp"
+
+namespace cuzk::msm {
+namespace {
+
+// Bases with known discrete logs: P_i = k_i·G, built by chained additions of a few random
+// steps (one addition per point instead of a scalar multiplication), so that
+// sum s_i·P_i = (sum s_i·k_i)·G gives an exact oracle for any size.
+template <class C>
+struct Bases {
+  using Fr = typename C::Scalar;
+  std::vector<ec::Affine<C>> points;
+  std::vector<Fr> logs;
+};
+
+template <class C>
+Bases<C> make_bases(size_t n, std::mt19937_64& rng) {
+  using Fr = typename C::Scalar;
+  using J = ec::Jacobian<C>;
+  constexpr size_t kSteps = 8;
+  Fr step[kSteps];
+  J step_pt[kSteps];
+  for (size_t j = 0; j < kSteps; ++j) {
+    step[j] = Fr::random(rng);
+    step_pt[j] = J::generator().mul(step[j]);
+  }
+  Bases<C> b;
+  std::vector<J> proj(n);
+  b.logs.resize(n);
+  Fr k = Fr::zero();
+  J p = J::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    k += step[i % kSteps];
+    p += step_pt[i % kSteps];
+    b.logs[i] = k;
+    proj[i] = p;
+  }
+  b.points = ec::batch_to_affine(proj);
+  return b;
+}
+
+enum class Mix { kRandom, kMostlyZeroOne, kMax };
+
+template <class Fr>
+std::vector<ff::BigInt<4>> make_scalars(size_t n, Mix mix, std::mt19937_64& rng) {
+  std::vector<ff::BigInt<4>> s(n);
+  for (auto& x : s) {
+    if (mix == Mix::kMax) {
+      x = (-Fr::one()).to_canonical();
+    } else if (mix == Mix::kMostlyZeroOne && rng() % 10 != 0) {
+      x = ff::BigInt<4>::from_u64(rng() % 2);
+    } else {
+      x = Fr::random(rng).to_canonical();
+    }
+  }
+  return s;
+}
+
+template <class C>
+ec::Jacobian<C> oracle(const Bases<C>& b, const std::vector<ff::BigInt<4>>& s) {
+  using Fr = typename C::Scalar;
+  Fr acc = Fr::zero();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (b.points[i].is_infinity()) continue;
+    acc += Fr::from_canonical(s[i]) * b.logs[i];
+  }
+  return ec::Jacobian<C>::generator().mul(acc);
+}
+
+template <class C>
+ec::Jacobian<C> naive(const Bases<C>& b, const std::vector<ff::BigInt<4>>& s) {
+  auto acc = ec::Jacobian<C>::infinity();
+  for (size_t i = 0; i < s.size(); ++i) acc += ec::Jacobian<C>::from_affine(b.points[i]).mul(s[i]);
+  return acc;
+}
+
+template <class C>
+ec::Jacobian<C> run_msm(const Bases<C>& b, const std::vector<ff::BigInt<4>>& s, ThreadPool& pool) {
+  return msm<C>(std::span<const ec::Affine<C>>(b.points), std::span<const ff::BigInt<4>>(s), pool);
+}
+
+template <class C>
+class MsmTest : public ::testing::Test {};
+using Groups = ::testing::Types<bn254::G1Config, bn254::G2Config, bls12_381::G1Config, bls12_381::G2Config>;
+TYPED_TEST_SUITE(MsmTest, Groups);
+
+TYPED_TEST(MsmTest, SmallInputsMatchNaiveScalarMultiplications) {
+  using C = TypeParam;
+  std::mt19937_64 rng(21);
+  ThreadPool pool(2);
+  for (size_t n : {0, 1, 2, 3, 17}) {
+    auto b = make_bases<C>(n, rng);
+    auto s = make_scalars<typename C::Scalar>(n, Mix::kRandom, rng);
+    auto got = run_msm(b, s, pool);
+    EXPECT_EQ(got, naive(b, s)) << "n=" << n;
+    EXPECT_EQ(got, oracle(b, s)) << "n=" << n;
+  }
+}
+
+TYPED_TEST(MsmTest, RandomInputsMatchDiscreteLogOracle) {
+  using C = TypeParam;
+  std::mt19937_64 rng(22);
+  for (auto [threads, n] : {std::pair<size_t, size_t>{1, 1000}, {3, 5000}}) {
+    ThreadPool pool(threads);
+    {
+      auto b = make_bases<C>(n, rng);
+      auto s = make_scalars<typename C::Scalar>(n, Mix::kRandom, rng);
+      EXPECT_EQ(run_msm(b, s, pool), oracle(b, s)) << "n=" << n << " threads=" << threads;
+    }
+  }
+}
+
+TYPED_TEST(MsmTest, ZeroOneHeavyInputsMatchOracle) {
+  using C = TypeParam;
+  std::mt19937_64 rng(23);
+  ThreadPool pool(2);
+  for (size_t n : {17, 1000, 5000}) {
+    auto b = make_bases<C>(n, rng);
+    auto s = make_scalars<typename C::Scalar>(n, Mix::kMostlyZeroOne, rng);
+    EXPECT_EQ(run_msm(b, s, pool), oracle(b, s)) << "n=" << n;
+  }
+}
+
+TYPED_TEST(MsmTest, AllOnesSumTheBases) {
+  using C = TypeParam;
+  std::mt19937_64 rng(24);
+  ThreadPool pool(2);
+  auto b = make_bases<C>(3000, rng);
+  std::vector<ff::BigInt<4>> s(b.points.size(), ff::BigInt<4>::from_u64(1));
+  auto want = ec::Jacobian<C>::infinity();
+  for (const auto& p : b.points) want += p;
+  EXPECT_EQ(run_msm(b, s, pool), want);
+}
+
+TYPED_TEST(MsmTest, InfinityBasesContributeNothing) {
+  using C = TypeParam;
+  std::mt19937_64 rng(25);
+  ThreadPool pool(2);
+  auto b = make_bases<C>(1000, rng);
+  for (size_t i = 0; i < b.points.size(); i += 3) b.points[i] = ec::Affine<C>::infinity();
+  auto s = make_scalars<typename C::Scalar>(b.points.size(), Mix::kMostlyZeroOne, rng);
+  EXPECT_EQ(run_msm(b, s, pool), oracle(b, s));
+  b.points.assign(b.points.size(), ec::Affine<C>::infinity());
+  EXPECT_TRUE(run_msm(b, s, pool).is_infinity());
+}
+
+TYPED_TEST(MsmTest, MaxScalarIsMinusOne) {
+  using C = TypeParam;
+  std::mt19937_64 rng(26);
+  ThreadPool pool(2);
+  for (size_t n : {1, 17, 1000}) {
+    auto b = make_bases<C>(n, rng);
+    auto s = make_scalars<typename C::Scalar>(n, Mix::kMax, rng);
+    auto want = ec::Jacobian<C>::infinity();
+    for (const auto& p : b.points) want -= p;
+    EXPECT_EQ(run_msm(b, s, pool), want) << "n=" << n;
+  }
+}
+
+// Equal bases with opposite or equal digits exercise the doubling and cancellation
+// paths of the bucket additions.
+TYPED_TEST(MsmTest, RepeatedBasesAreHandled) {
+  using C = TypeParam;
+  std::mt19937_64 rng(27);
+  ThreadPool pool(2);
+  auto one = make_bases<C>(1, rng);
+  Bases<C> b;
+  b.points.assign(600, one.points[0]);
+  b.logs.assign(600, one.logs[0]);
+  auto s = make_scalars<typename C::Scalar>(600, Mix::kRandom, rng);
+  for (size_t i = 0; i < 200; ++i) s[i + 200] = s[i];
+  EXPECT_EQ(run_msm(b, s, pool), oracle(b, s));
+}
+
+TEST(MsmWindow, GrowsWithInputSize) {
+  EXPECT_LE(detail::choose_window(10, 254), detail::choose_window(1000, 254));
+  EXPECT_LT(detail::choose_window(1000, 254), detail::choose_window(1 << 18, 254));
+}
+
+}  // namespace
+}  // namespace cuzk::msm
