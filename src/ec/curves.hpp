@@ -26,6 +26,8 @@ struct Affine {
   CUZK_INLINE constexpr bool is_infinity() const { return x.is_zero() && y.is_zero(); }
   CUZK_INLINE constexpr bool operator==(const Affine& o) const { return x == o.x && y == o.y; }
   CUZK_INLINE constexpr bool operator!=(const Affine& o) const { return !(*this == o); }
+  // -(0, 0) is (0, 0) again, so infinity needs no special case.
+  CUZK_INLINE constexpr Affine operator-() const { return {x, -y}; }
   // y^2 == x^3 + b, or the point at infinity.
   CUZK_INLINE constexpr bool is_on_curve() const {
     if (is_infinity()) return true;
