@@ -1,0 +1,108 @@
+// Witness files (.wtns, version 2) as circom's witness calculator and snarkjs write them:
+//   section 1: u32 n8 | prime[n8] (r, little-endian) | u32 nWitness
+//   section 2: nWitness values, each n8 bytes little-endian in *standard* form.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "formats/binfile.hpp"
+#include "formats/curve_id.hpp"
+#include "formats/mapped_file.hpp"
+
+namespace cuzk::formats {
+
+namespace wtns_section {
+enum : uint32_t { kHeader = 1, kValues = 2 };
+const char* name(uint32_t id);
+}  // namespace wtns_section
+
+// The values as stored: canonical integers below r. A prover uses them as they are
+// (MSM scalars, and against the zkey's R²-form coefficients); field() converts.
+template <class Fr>
+struct Witness {
+  using Int = typename Fr::Int;
+  std::vector<Int> values;  // values[0] == 1, then outputs, public inputs, private inputs, internals
+
+  size_t size() const { return values.size(); }
+  Fr field(size_t i) const { return Fr::from_canonical(values[i]); }
+};
+
+template <class Fr>
+Result<Witness<Fr>> read_wtns(const std::string& path);
+
+template <class Fr>
+Status write_wtns(const std::string& path, std::span<const typename Fr::Int> values);
+
+// ---------------------------------------------------------------------------------------
+
+template <class Fr>
+Result<Witness<Fr>> read_wtns(const std::string& path) {
+  CUZK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(file.bytes(), file_label(path), "wtns", 2, 2, &wtns_section::name));
+  uint32_t n8 = 0, n = 0;
+  {
+    CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(wtns_section::kHeader));
+    SectionReader in(sec, bin.where(wtns_section::kHeader));
+    std::span<const uint8_t> prime;
+    CUZK_RETURN_IF_ERROR(in.u32(n8, "n8"));
+    if (n8 != Fr::BYTES) {
+      return invalid_argument(in.where() + ": n8 is " + std::to_string(n8) + ", expected " +
+                              std::to_string(Fr::BYTES));
+    }
+    CUZK_RETURN_IF_ERROR(in.bytes(n8, prime, "prime"));
+    if (Fr::read_le(prime.data()) != Fr::MODULUS) {
+      auto id = curve_from_prime(prime);
+      std::string got = id ? std::string("the ") + snarkjs_curve_name(*id) + " prime" : "an unknown prime";
+      return invalid_argument(in.where() + ": prime is " + got + ", expected the scalar field of " + Fr::Params::NAME +
+                              " (wrong curve?)");
+    }
+    CUZK_RETURN_IF_ERROR(in.u32(n, "nWitness"));
+    CUZK_RETURN_IF_ERROR(in.expect_end());
+  }
+  CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(wtns_section::kValues));
+  std::string where = bin.where(wtns_section::kValues);
+  if (sec.size() != uint64_t(n) * n8) {
+    return data_loss(where + " has " + std::to_string(sec.size()) + " bytes, expected " +
+                     std::to_string(uint64_t(n) * n8) + " (nWitness " + std::to_string(n) + " x " +
+                     std::to_string(n8) + ")");
+  }
+  Witness<Fr> w;
+  w.values.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    w.values[i] = Fr::read_le(sec.data() + size_t(i) * n8);
+    if (!w.values[i].less_than(Fr::MODULUS)) {
+      return data_loss(where + ": value " + std::to_string(i) + " is not reduced below r");
+    }
+  }
+  if (n == 0 || w.values[0] != Fr::Int::from_u64(1)) {
+    return data_loss(where + ": value 0 (the constant wire) must be 1");
+  }
+  return w;
+}
+
+template <class Fr>
+Status write_wtns(const std::string& path, std::span<const typename Fr::Int> values) {
+  if (values.size() > UINT32_MAX) return invalid_argument(path + ": too many witness values");
+  BinWriter w;
+  CUZK_RETURN_IF_ERROR(w.open(path, "wtns", 2, 2));
+  CUZK_RETURN_IF_ERROR(w.begin_section(wtns_section::kHeader));
+  uint8_t buf[Fr::BYTES];
+  CUZK_RETURN_IF_ERROR(w.write_u32(Fr::BYTES));
+  Fr::write_le(Fr::MODULUS, buf);
+  CUZK_RETURN_IF_ERROR(w.write(buf, Fr::BYTES));
+  CUZK_RETURN_IF_ERROR(w.write_u32(uint32_t(values.size())));
+  CUZK_RETURN_IF_ERROR(w.end_section());
+  CUZK_RETURN_IF_ERROR(w.begin_section(wtns_section::kValues));
+  for (const auto& v : values) {
+    Fr::write_le(v, buf);
+    CUZK_RETURN_IF_ERROR(w.write(buf, Fr::BYTES));
+  }
+  CUZK_RETURN_IF_ERROR(w.end_section());
+  return w.close();
+}
+
+}  // namespace cuzk::formats
