@@ -180,6 +180,34 @@ TYPED_TEST(MsmTest, RepeatedBasesAreHandled) {
   EXPECT_EQ(run_msm(b, s, pool), oracle(b, s));
 }
 
+// Few distinct points into few buckets: batches hit queued buckets, equal points
+// (doubling) and opposite points (cancellation) all the time.
+TYPED_TEST(MsmTest, BatchAffineBucketsHandleCollisions) {
+  using C = TypeParam;
+  using P = ec::Xyzz<C>;
+  std::mt19937_64 rng(28);
+  auto b = make_bases<C>(5, rng);
+  constexpr size_t kBuckets = 256;
+  detail::BatchAffineBuckets<C> buckets(kBuckets, 64);
+  std::vector<P> want(kBuckets, P::infinity());
+  for (size_t i = 0; i < 20000; ++i) {
+    uint32_t j = uint32_t(rng() % (i < 10000 ? kBuckets : 3));
+    ec::Affine<C> p = b.points[rng() % b.points.size()];
+    if (rng() & 1) p.y = -p.y;
+    buckets.add(j, p);
+    want[j] += p;
+  }
+  P expected = P::infinity();
+  for (size_t j = 0; j < kBuckets; ++j)
+    for (size_t t = 0; t <= j; ++t) expected += want[j];
+  EXPECT_EQ(buckets.weighted_sum().to_jacobian(), expected.to_jacobian());
+}
+
+TEST(MsmWindow, LargeInputsUseBatchedBuckets) {
+  EXPECT_GT(detail::batch_size(detail::choose_window(1 << 16, 254)), 0u);
+  EXPECT_EQ(detail::batch_size(detail::choose_window(17, 254)), 0u);
+}
+
 TEST(MsmWindow, GrowsWithInputSize) {
   EXPECT_LE(detail::choose_window(10, 254), detail::choose_window(1000, 254));
   EXPECT_LT(detail::choose_window(1000, 254), detail::choose_window(1 << 18, 254));
