@@ -11,9 +11,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/hd.hpp"
 #include "ff/bigint.hpp"
+
+// Host fast paths (ff/fp_x86.hpp), never used by device code or constant evaluation:
+//   CUZK_FF_X86_ASM: modular add/sub in x86-64 assembly (adc/sbb/cmov), for 4 and 6 limbs.
+//   CUZK_FF_X86_ADX: mulx/adcx/adox multiplication and squaring, when the compiler may
+//   emit BMI2 and ADX (CMake option CUZK_HOST_ADX).
+// Unoptimised builds keep the portable code: at -O0 GCC cannot fit the assembly blocks'
+// 13 registers next to its frame pointer and operand addresses.
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__CUDA_ARCH__)
+#define CUZK_FF_X86_ASM 1
+#include "ff/fp_x86.hpp"
+#if defined(__BMI2__) && defined(__ADX__)
+#define CUZK_FF_X86_ADX 1
+#endif
+#endif
 
 namespace cuzk::ff {
 
@@ -132,12 +147,86 @@ class Fp {
   CUZK_INLINE constexpr bool operator!=(const Fp& o) const { return !(v_ == o.v_); }
 
   CUZK_INLINE constexpr Fp operator+(const Fp& o) const {
+#if CUZK_FF_X86_ASM
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Fp r;
+        if constexpr (N == 4) {
+          x86::mod_add_4<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+        } else {
+          x86::mod_add_6<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+        }
+        return r;
+      }
+    }
+#endif
+    return add_portable(o);
+  }
+  CUZK_INLINE constexpr Fp operator-(const Fp& o) const {
+#if CUZK_FF_X86_ASM
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Fp r;
+        if constexpr (N == 4) {
+          x86::mod_sub_4<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+        } else {
+          x86::mod_sub_6<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+        }
+        return r;
+      }
+    }
+#endif
+    return sub_portable(o);
+  }
+  CUZK_INLINE constexpr Fp operator-() const { return zero() - *this; }
+  CUZK_INLINE constexpr Fp dbl() const { return *this + *this; }
+  CUZK_INLINE constexpr Fp& operator+=(const Fp& o) { return *this = *this + o; }
+  CUZK_INLINE constexpr Fp& operator-=(const Fp& o) { return *this = *this - o; }
+  CUZK_INLINE constexpr Fp& operator*=(const Fp& o) { return *this = *this * o; }
+
+  CUZK_INLINE constexpr Fp operator*(const Fp& o) const {
+#if CUZK_FF_X86_ADX
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Fp r;
+        if constexpr (N == 4) {
+          x86::mont_mul_4<P::MODULUS.limb, INV>(r.v_.limb, v_.limb, o.v_.limb);
+        } else {
+          x86::mont_mul_6<P::MODULUS.limb, INV>(r.v_.limb, v_.limb, o.v_.limb);
+        }
+        return r;
+      }
+    }
+#endif
+    return mul_portable(o);
+  }
+  CUZK_INLINE constexpr Fp square() const {
+#if CUZK_FF_X86_ADX
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Fp r;
+        if constexpr (N == 4) {
+          x86::mont_sqr_4<P::MODULUS.limb, INV>(r.v_.limb, v_.limb);
+        } else {
+          x86::mont_sqr_6<P::MODULUS.limb, INV>(r.v_.limb, v_.limb);
+        }
+        return r;
+      }
+    }
+#endif
+    return mul_portable(*this);
+  }
+
+  // The portable arithmetic: what the device and constant evaluation always run, and
+  // what the host runs without the x86 paths. Public so tests can hold both paths
+  // against the same oracle.
+  CUZK_INLINE constexpr Fp add_portable(const Fp& o) const {
     Fp r = *this;
     r.v_.add_in_place(o.v_);  // no carry out: 2p < 2^(64N)
     r.reduce_once();
     return r;
   }
-  CUZK_INLINE constexpr Fp operator-(const Fp& o) const {
+  CUZK_INLINE constexpr Fp sub_portable(const Fp& o) const {
     Fp r = *this;
     uint64_t borrow = r.v_.sub_in_place(o.v_);
     // Add p back when the subtraction borrowed, without a branch on the value.
@@ -148,15 +237,10 @@ class Fp {
     for (size_t i = 0; i < N; ++i) r.v_.limb[i] = adc(r.v_.limb[i], p.limb[i] & mask, carry);
     return r;
   }
-  CUZK_INLINE constexpr Fp operator-() const { return zero() - *this; }
-  CUZK_INLINE constexpr Fp dbl() const { return *this + *this; }
-  CUZK_INLINE constexpr Fp& operator+=(const Fp& o) { return *this = *this + o; }
-  CUZK_INLINE constexpr Fp& operator-=(const Fp& o) { return *this = *this - o; }
-  CUZK_INLINE constexpr Fp& operator*=(const Fp& o) { return *this = *this * o; }
-
+  CUZK_INLINE constexpr Fp square_portable() const { return mul_portable(*this); }
   // Montgomery multiplication, CIOS without the extra carry limb (valid because the
   // modulus leaves a spare top bit; see Gautam Botrel & Youssef El Housni, gnark-crypto).
-  CUZK_INLINE constexpr Fp operator*(const Fp& o) const {
+  CUZK_INLINE constexpr Fp mul_portable(const Fp& o) const {
     constexpr Int p = MODULUS;
     const uint64_t* a = v_.limb;
     const uint64_t* b = o.v_.limb;
@@ -181,7 +265,6 @@ class Fp {
     r.reduce_once();
     return r;
   }
-  CUZK_INLINE constexpr Fp square() const { return *this * *this; }
 
   // x^e for a public exponent (the running time depends on e, never on x).
   template <size_t M>
