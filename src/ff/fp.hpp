@@ -16,13 +16,14 @@
 #include "core/hd.hpp"
 #include "ff/bigint.hpp"
 
-// Host fast paths (ff/fp_x86.hpp), never used by device code or constant evaluation:
+// Host fast paths (ff/fp_x86.hpp), never used by device code, CUDA translation units or
+// constant evaluation:
 //   CUZK_FF_X86_ASM: modular add/sub in x86-64 assembly (adc/sbb/cmov), for 4 and 6 limbs.
 //   CUZK_FF_X86_ADX: mulx/adcx/adox multiplication and squaring, when the compiler may
 //   emit BMI2 and ADX (CMake option CUZK_HOST_ADX).
 // Unoptimised builds keep the portable code: at -O0 GCC cannot fit the assembly blocks'
 // 13 registers next to its frame pointer and operand addresses.
-#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__CUDA_ARCH__)
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__CUDACC__)
 #define CUZK_FF_X86_ASM 1
 #include "ff/fp_x86.hpp"
 #if defined(__BMI2__) && defined(__ADX__)
