@@ -48,14 +48,16 @@ inline size_t batch_size(unsigned c) {
 
 // Window width for m scalars of `bits` bits, minimising a cost model in field
 // multiplications: per window, m bucket additions (about 6.5 batched affine, 10 mixed
-// XYZZ) plus 2^(c-1) buckets to sum (one mixed and one full XYZZ addition, about 24).
+// XYZZ, and a batch of B spills about B/2^(c-1) of its points to XYZZ) plus 2^(c-1)
+// buckets to sum (one mixed and one full XYZZ addition, about 24, plus cache misses).
 inline unsigned choose_window(size_t m, size_t bits) {
   unsigned best = 1;
   double best_cost = 1e300;
   for (unsigned c = 1; c <= 20; ++c) {
     double windows = double((bits + 1 + c - 1) / c);
-    double per_add = batch_size(c) ? 6.5 : 10.0;
-    double cost = windows * (double(m) * per_add + 24.0 * double(uint64_t(1) << (c - 1)));
+    double buckets = double(uint64_t(1) << (c - 1));
+    double per_add = batch_size(c) ? 6.5 + 3.5 * double(batch_size(c)) / buckets : 10.0;
+    double cost = windows * (double(m) * per_add + 28.0 * buckets);
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -177,12 +179,12 @@ ec::Xyzz<C> sum_ones(std::span<const ec::Affine<C>> bases, std::span<const uint3
 
 template <class C>
 ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
-                      std::span<const uint32_t> idx, ThreadPool& pool) {
+                      std::span<const uint32_t> idx, ThreadPool& pool, unsigned window = 0) {
   using P = ec::Xyzz<C>;
   const size_t m = idx.size();
   if (m == 0) return P::infinity();
   constexpr size_t kBits = C::Scalar::BITS;
-  const unsigned c = choose_window(m, kBits);
+  const unsigned c = window ? window : choose_window(m, kBits);
   const size_t windows = (kBits + 1 + c - 1) / c;  // one spare bit absorbs the last carry
   const uint32_t half = uint32_t(1) << (c - 1);
 
