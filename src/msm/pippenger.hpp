@@ -177,6 +177,7 @@ ec::Xyzz<C> sum_ones(std::span<const ec::Affine<C>> bases, std::span<const uint3
   return acc;
 }
 
+// The bucket method over the scalars at positions idx; `window` forces c (0: cost model).
 template <class C>
 ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
                       std::span<const uint32_t> idx, ThreadPool& pool, unsigned window = 0) {
@@ -237,7 +238,7 @@ ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::
 
 // sum_i scalars[i]·bases[i]. Bases at infinity (0, 0) and zero scalars contribute nothing;
 // scalars must be canonical (< r). The two spans must have the same length (the shorter
-// length is used otherwise).
+// length is used otherwise); indices are 32-bit, so at most 2^32 − 1 points.
 template <class C>
 ec::Jacobian<C> msm(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars, ThreadPool& pool) {
   static_assert(C::Scalar::N == 4, "scalars are four 64-bit limbs");
