@@ -77,6 +77,51 @@ typename PC::Fq12 final_exponentiation_hard_bls12(const typename PC::Fq12& f) {
   return r * frobenius_map(a, 3);
 }
 
+// The power of the reduced pairing that @noble/curves and snarkjs (ffjavascript) return
+// (checked against both): they evaluate a multiple of the hard exponent that has a
+// shorter addition chain. Any fixed power coprime to r is as good a pairing; these exist
+// so that cuzk can reproduce those libraries' Fq12 values exactly.
+//
+// BN: 2x(6x^2 + 3x + 1) (q^4 - q^2 + 1)/r = l0 + l1 q + l2 q^2 + l3 q^3 with
+//   A = 12x^3 + 6x^2 + 4x, l0 = A + 6x^2 + 2x + 1, l1 = A, l2 = A + 2x, l3 = A - 1
+// (Fuentes-Castaneda, Knapp and Rodriguez-Henriquez, SAC 2011).
+template <class PC>
+typename PC::Fq12 final_exponentiation_hard_bn_compat(const typename PC::Fq12& f) {
+  auto fx = cyclotomic_pow_x<PC>(f);
+  auto fx2 = cyclotomic_pow_x<PC>(fx);
+  auto fx3 = cyclotomic_pow_x<PC>(fx2);
+  auto f2x = cyclotomic_square(fx);
+  auto y = cyclotomic_square(fx3) * fx2;           // f^(2x^3 + x^2)
+  auto a = cyclotomic_square(cyclotomic_square(y) * y) * cyclotomic_square(f2x);  // f^A
+  auto f6x2 = cyclotomic_square(cyclotomic_square(fx2) * fx2);
+  auto a2x = a * f2x;
+  auto r = a2x * f6x2 * f;
+  r = r * frobenius_map(a, 1);
+  r = r * frobenius_map(a2x, 2);
+  return r * frobenius_map(a * f.conjugate(), 3);
+}
+
+// BLS12: 3 (q^4 - q^2 + 1)/r = (x - 1)^2 (x + q) (x^2 + q^2 - 1) + 3, which needs only
+// exponentiations by x: the cube of the pairing.
+template <class PC>
+typename PC::Fq12 final_exponentiation_hard_bls12_compat(const typename PC::Fq12& f) {
+  auto u = cyclotomic_pow_x<PC>(f) * f.conjugate();  // f^(x-1)
+  auto a = cyclotomic_pow_x<PC>(u) * u.conjugate();  // f^((x-1)^2)
+  auto b = cyclotomic_pow_x<PC>(a) * frobenius_map(a, 1);
+  auto c = cyclotomic_pow_x<PC>(cyclotomic_pow_x<PC>(b)) * frobenius_map(b, 2) * b.conjugate();
+  return c * cyclotomic_square(f) * f;
+}
+
+template <class PC>
+typename PC::Fq12 final_exponentiation_compat(const typename PC::Fq12& f) {
+  auto e = final_exponentiation_easy<PC>(f);
+  if constexpr (PC::FAMILY == Family::BN) {
+    return final_exponentiation_hard_bn_compat<PC>(e);
+  } else {
+    return final_exponentiation_hard_bls12_compat<PC>(e);
+  }
+}
+
 template <class PC>
 typename PC::Fq12 final_exponentiation(const typename PC::Fq12& f) {
   auto e = final_exponentiation_easy<PC>(f);

@@ -12,6 +12,22 @@ bls12_381::Fq12 miller_loop(std::span<const Bls12381Pair> pairs) { return miller
 bn254::Fq12 final_exponentiation(const bn254::Fq12& f) { return final_exponentiation<Bn254Pairing>(f); }
 bls12_381::Fq12 final_exponentiation(const bls12_381::Fq12& f) { return final_exponentiation<Bls12381Pairing>(f); }
 
+bn254::Fq12 final_exponentiation_compat(const bn254::Fq12& f) {
+  return final_exponentiation_compat<Bn254Pairing>(f);
+}
+bls12_381::Fq12 final_exponentiation_compat(const bls12_381::Fq12& f) {
+  return final_exponentiation_compat<Bls12381Pairing>(f);
+}
+
+bn254::Fq12 pairing_compat(const bn254::G1Affine& p, const bn254::G2Affine& q) {
+  Bn254Pair pair{p, q};
+  return final_exponentiation_compat(miller_loop(std::span<const Bn254Pair>(&pair, 1)));
+}
+bls12_381::Fq12 pairing_compat(const bls12_381::G1Affine& p, const bls12_381::G2Affine& q) {
+  Bls12381Pair pair{p, q};
+  return final_exponentiation_compat(miller_loop(std::span<const Bls12381Pair>(&pair, 1)));
+}
+
 bn254::Fq12 pairing(const bn254::G1Affine& p, const bn254::G2Affine& q) {
   Bn254Pair pair{p, q};
   return final_exponentiation(miller_loop(std::span<const Bn254Pair>(&pair, 1)));

@@ -24,8 +24,16 @@ bls12_381::Fq12 miller_loop(std::span<const Bls12381Pair> pairs);
 bn254::Fq12 final_exponentiation(const bn254::Fq12& f);
 bls12_381::Fq12 final_exponentiation(const bls12_381::Fq12& f);
 
+// The fixed power of f^((q^12 - 1)/r) that @noble/curves and snarkjs return, for
+// byte-for-byte agreement with them: e^(2x(6x^2 + 3x + 1)) on BN254 (x the BN parameter),
+// e^3 on BLS12-381. Bilinear and non-degenerate like the standard one.
+bn254::Fq12 final_exponentiation_compat(const bn254::Fq12& f);
+bls12_381::Fq12 final_exponentiation_compat(const bls12_381::Fq12& f);
+
 bn254::Fq12 pairing(const bn254::G1Affine& p, const bn254::G2Affine& q);
 bls12_381::Fq12 pairing(const bls12_381::G1Affine& p, const bls12_381::G2Affine& q);
+bn254::Fq12 pairing_compat(const bn254::G1Affine& p, const bn254::G2Affine& q);
+bls12_381::Fq12 pairing_compat(const bls12_381::G1Affine& p, const bls12_381::G2Affine& q);
 
 // prod_i e(P_i, Q_i) == 1, with one Miller loop and one final exponentiation: the
 // Groth16 verification equation.

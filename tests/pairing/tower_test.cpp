@@ -127,6 +127,24 @@ TYPED_TEST(TowerTest, FastFinalExponentiationMatchesDefinition) {
   }
 }
 
+TYPED_TEST(TowerTest, CompatFinalExponentiationIsItsFixedPowerOfTheStandardOne) {
+  // 3 on BLS12, 2x(6x^2 + 3x + 1) on BN.
+  testing::Mpz k;
+  if constexpr (TypeParam::FAMILY == Family::BN) {
+    testing::Mpz x(ff::BigInt<1>{{TypeParam::X_ABS}});
+    mpz_mul(k.get(), x.get(), x.get());
+    mpz_mul_ui(k.get(), k.get(), 6);
+    mpz_addmul_ui(k.get(), x.get(), 3);
+    mpz_add_ui(k.get(), k.get(), 1);
+    mpz_mul(k.get(), k.get(), x.get());
+    mpz_mul_ui(k.get(), k.get(), 2);
+  } else {
+    mpz_set_ui(k.get(), 3);
+  }
+  auto f = this->fq12();
+  EXPECT_EQ(final_exponentiation_compat<TypeParam>(f), final_exponentiation<TypeParam>(f).pow(k.to_wide()));
+}
+
 TYPED_TEST(TowerTest, FinalExponentiationLandsInOrderRSubgroup) {
   using Fr = typename TestFixture::Fr;
   auto g = final_exponentiation<TypeParam>(this->fq12());
