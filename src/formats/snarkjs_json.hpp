@@ -11,10 +11,10 @@
 
 #include "core/status.hpp"
 #include "ec/curves.hpp"
+#include "ec/encoding.hpp"
 #include "ff/decimal.hpp"
 #include "formats/json.hpp"
 #include "formats/mapped_file.hpp"
-#include "formats/point_table.hpp"
 
 namespace cuzk::formats {
 
@@ -37,17 +37,18 @@ struct VerificationKey {
   typename C::Fq12 alphabeta_12;  // e(alpha1, beta2): computed by the caller's pairing
 };
 
-// Point <-> JSON, in snarkjs's toObject form.
+// Point <-> JSON, in snarkjs's toObject form (ec/encoding.hpp does the per-point work).
+// Readers check coordinates, curve and, unless opts say otherwise, the prime-order subgroup.
 template <class P>
 Json point_to_json(const ec::Affine<P>& p);
 // `where` names the field in messages ("proof.json: pi_a").
 template <class P>
-Status point_from_json(const Json& j, const std::string& where, ec::Affine<P>& out);
+Status point_from_json(const Json& j, const std::string& where, ec::Affine<P>& out, ec::DecodeOptions opts = {});
 
 template <class C>
 Json proof_to_json(const Groth16Proof<C>& p);
 template <class C>
-Result<Groth16Proof<C>> proof_from_json(const Json& j, const std::string& label);
+Result<Groth16Proof<C>> proof_from_json(const Json& j, const std::string& label, ec::DecodeOptions opts = {});
 
 template <class Fr>
 Json public_to_json(std::span<const Fr> signals);
@@ -57,13 +58,13 @@ Result<std::vector<Fr>> public_from_json(const Json& j, const std::string& label
 template <class C>
 Json vk_to_json(const VerificationKey<C>& vk);
 template <class C>
-Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label);
+Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label, ec::DecodeOptions opts = {});
 
 // File forms: read_* prefix errors with the file name, write_* use snarkjs's 1-space indent.
 template <class C>
-Result<Groth16Proof<C>> read_proof_json(const std::string& path) {
+Result<Groth16Proof<C>> read_proof_json(const std::string& path, ec::DecodeOptions opts = {}) {
   CUZK_ASSIGN_OR_RETURN(Json j, read_json_file(path));
-  return proof_from_json<C>(j, file_label(path));
+  return proof_from_json<C>(j, file_label(path), opts);
 }
 template <class C>
 Status write_proof_json(const std::string& path, const Groth16Proof<C>& p) {
@@ -79,9 +80,9 @@ Status write_public_json(const std::string& path, std::span<const Fr> signals) {
   return write_json_file(path, public_to_json<Fr>(signals));
 }
 template <class C>
-Result<VerificationKey<C>> read_vk_json(const std::string& path) {
+Result<VerificationKey<C>> read_vk_json(const std::string& path, ec::DecodeOptions opts = {}) {
   CUZK_ASSIGN_OR_RETURN(Json j, read_json_file(path));
-  return vk_from_json<C>(j, file_label(path));
+  return vk_from_json<C>(j, file_label(path), opts);
 }
 template <class C>
 Status write_vk_json(const std::string& path, const VerificationKey<C>& vk) {
@@ -143,33 +144,39 @@ inline Status check_header(const Json& j, const std::string& label, const char* 
 
 template <class P>
 Json point_to_json(const ec::Affine<P>& p) {
-  using Base = typename P::Base;
-  // snarkjs writes infinity as (0, 1, 0).
-  if (p.is_infinity()) {
-    return Json(Json::Array{json_detail::field_json(Base::zero()), json_detail::field_json(Base::one()),
-                            json_detail::field_json(Base::zero())});
+  Json::Array coords;
+  for (const auto& c : ec::json_encode(p)) {
+    if constexpr (ec::kIsG2<P>) {
+      coords.push_back(Json(Json::Array{Json(c[0]), Json(c[1])}));
+    } else {
+      coords.push_back(Json(c));
+    }
   }
-  return Json(Json::Array{json_detail::field_json(p.x), json_detail::field_json(p.y),
-                          json_detail::field_json(Base::one())});
+  return Json(std::move(coords));
 }
 
 template <class P>
-Status point_from_json(const Json& j, const std::string& where, ec::Affine<P>& out) {
-  using Base = typename P::Base;
-  if (!j.is_array() || j.as_array().size() != 3) return invalid_argument(where + ": expected [x, y, z]");
-  const auto& a = j.as_array();
-  Base x, y, z;
-  CUZK_RETURN_IF_ERROR(json_detail::field_from(a[0], where + ".x", x));
-  CUZK_RETURN_IF_ERROR(json_detail::field_from(a[1], where + ".y", y));
-  CUZK_RETURN_IF_ERROR(json_detail::field_from(a[2], where + ".z", z));
-  if (z.is_zero()) {
-    out = ec::Affine<P>::infinity();
+Status point_from_json(const Json& j, const std::string& where, ec::Affine<P>& out, ec::DecodeOptions opts) {
+  auto text = [&](const Json& v, std::string& t) -> Status {
+    if (!v.is_string()) return invalid_argument(where + ": expected decimal strings, got " + json_type_name(v.type()));
+    t = v.as_string();
     return Status::ok();
+  };
+  if (!j.is_array()) return invalid_argument(where + ": expected an array of coordinates");
+  ec::JsonPoint<P> jp(j.as_array().size());
+  for (size_t i = 0; i < jp.size(); ++i) {
+    const Json& c = j.as_array()[i];
+    if constexpr (ec::kIsG2<P>) {
+      if (!c.is_array()) return invalid_argument(where + ": expected [c0, c1] pairs");
+      jp[i].resize(c.as_array().size());
+      for (size_t k = 0; k < jp[i].size(); ++k) CUZK_RETURN_IF_ERROR(text(c.as_array()[k], jp[i][k]));
+    } else {
+      CUZK_RETURN_IF_ERROR(text(c, jp[i]));
+    }
   }
-  if (!z.is_one()) return invalid_argument(where + ": z must be 1 (affine) or 0 (infinity)");
-  out = {x, y};
-  // (0, 0) with z = 1 would be read back as infinity; it is not on the curve either way.
-  if (out.is_infinity() || !out.is_on_curve()) return invalid_argument(where + ": point is not on the curve");
+  auto p = ec::json_decode<P>(jp, opts);
+  if (!p) return p.status().with_context(where);
+  out = *p;
   return Status::ok();
 }
 
@@ -183,16 +190,16 @@ Json proof_to_json(const Groth16Proof<C>& p) {
 }
 
 template <class C>
-Result<Groth16Proof<C>> proof_from_json(const Json& j, const std::string& label) {
+Result<Groth16Proof<C>> proof_from_json(const Json& j, const std::string& label, ec::DecodeOptions opts) {
   CUZK_RETURN_IF_ERROR(json_detail::check_header(j, label, C::SNARKJS_NAME));
   Groth16Proof<C> p;
   const Json* f = nullptr;
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "pi_a", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_a", p.a));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_a", p.a, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "pi_b", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_b", p.b));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_b", p.b, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "pi_c", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_c", p.c));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": pi_c", p.c, opts));
   return p;
 }
 
@@ -235,7 +242,7 @@ Json vk_to_json(const VerificationKey<C>& vk) {
 }
 
 template <class C>
-Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label) {
+Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label, ec::DecodeOptions opts) {
   CUZK_RETURN_IF_ERROR(json_detail::check_header(j, label, C::SNARKJS_NAME));
   VerificationKey<C> vk;
   const Json* f = nullptr;
@@ -247,13 +254,13 @@ Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label)
   if (!ok || n > UINT32_MAX) return invalid_argument(label + ": nPublic " + f->dump() + " is not a u32");
   vk.n_public = uint32_t(n);
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "vk_alpha_1", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_alpha_1", vk.alpha1));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_alpha_1", vk.alpha1, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "vk_beta_2", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_beta_2", vk.beta2));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_beta_2", vk.beta2, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "vk_gamma_2", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_gamma_2", vk.gamma2));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_gamma_2", vk.gamma2, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "vk_delta_2", label, f));
-  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_delta_2", vk.delta2));
+  CUZK_RETURN_IF_ERROR(point_from_json(*f, label + ": vk_delta_2", vk.delta2, opts));
   CUZK_RETURN_IF_ERROR(json_detail::need(j, "vk_alphabeta_12", label, f));
   {
     std::string where = label + ": vk_alphabeta_12";
@@ -275,7 +282,7 @@ Result<VerificationKey<C>> vk_from_json(const Json& j, const std::string& label)
   }
   vk.ic.resize(f->as_array().size());
   for (size_t i = 0; i < vk.ic.size(); ++i) {
-    CUZK_RETURN_IF_ERROR(point_from_json(f->as_array()[i], label + ": IC[" + std::to_string(i) + "]", vk.ic[i]));
+    CUZK_RETURN_IF_ERROR(point_from_json(f->as_array()[i], label + ": IC[" + std::to_string(i) + "]", vk.ic[i], opts));
   }
   return vk;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ec/curves.hpp"
+#include "ec/points.hpp"
 
 namespace cuzk::formats::testing {
 
@@ -25,6 +26,12 @@ ec::Affine<P> random_point(Rng& rng) {
     Base y;
     if ((x.square() * x + P::b()).sqrt(y)) return {x, y};
   }
+}
+
+// A random point of the prime-order subgroup: a random multiple of the generator.
+template <class P, class Rng>
+ec::Affine<P> random_subgroup_point(Rng& rng) {
+  return ec::Jacobian<P>::generator().mul(P::Scalar::random(rng)).to_affine();
 }
 
 // A fresh directory under the system temp dir, removed with the object.
