@@ -4,48 +4,87 @@
 #include <random>
 #include <string>
 
+#include "cuzk/commands.hpp"
 #include "cuzk/selfcheck.hpp"
 
-namespace {
-
-int not_yet(const char* what) {
-  std::fprintf(stderr, "cuzk %s: not available in this build yet (the Groth16 layer is still landing)\n", what);
-  return 2;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  CLI::App app{"cuzk: a Groth16 prover for snarkjs/circom and bellperson keys"};
+  using namespace cuzk::app;
+  CLI::App app{"cuzk: a Groth16 prover for snarkjs/circom keys (bn128 and bls12381)"};
   app.require_subcommand(1);
+  unsigned threads = 0;
+  app.add_option("-t,--threads", threads, "CPU threads (default: all)");
 
   std::string zkey, wtns, proof, pub, vk;
-  auto* prove = app.add_subcommand("prove", "Prove: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
-  prove->add_option("zkey", zkey)->required();
-  prove->add_option("witness", wtns)->required();
-  prove->add_option("proof", proof)->required();
-  prove->add_option("public", pub)->required();
+  auto* prove = app.add_subcommand("prove", "cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  prove->add_option("zkey", zkey, "proving key (.zkey)")->required()->check(CLI::ExistingFile);
+  prove->add_option("witness", wtns, "witness (.wtns)")->required()->check(CLI::ExistingFile);
+  prove->add_option("proof", proof, "proof.json to write")->required();
+  prove->add_option("public", pub, "public.json to write")->required();
 
-  auto* verify = app.add_subcommand("verify", "Verify: cuzk verify <verification_key.json> <public.json> <proof.json>");
-  verify->add_option("vk", vk)->required();
-  verify->add_option("public", pub)->required();
-  verify->add_option("proof", proof)->required();
+  auto* verify =
+      app.add_subcommand("verify", "cuzk verify <verification_key.json> <public.json> <proof.json>; exit 0 iff valid");
+  verify->add_option("vk", vk, "verification_key.json")->required()->check(CLI::ExistingFile);
+  verify->add_option("public", pub, "public.json")->required()->check(CLI::ExistingFile);
+  verify->add_option("proof", proof, "proof.json")->required()->check(CLI::ExistingFile);
 
-  auto* setup = app.add_subcommand("setup", "INSECURE dev setup: R1CS -> zkey + verification key");
-  auto* bench = app.add_subcommand("bench", "Prove a zkey N times and print median timings");
+  SetupArgs sa;
+  bool dev = false;
+  auto* setup = app.add_subcommand("setup", "INSECURE dev setup: cuzk setup --dev <circuit.r1cs | --demo N> --zkey out.zkey --vk vk.json");
+  setup->add_flag("--dev", dev, "acknowledge that the keys are for testing only (required)")->required();
+  auto* r1cs_opt = setup->add_option("r1cs", sa.r1cs, "circuit (.r1cs)")->check(CLI::ExistingFile);
+  auto* demo_opt = setup->add_option("--demo", sa.demo_constraints, "use the built-in demo circuit of N constraints");
+  r1cs_opt->excludes(demo_opt);
+  setup->add_option("--curve", sa.curve, "curve for --demo: bn254 or bls12_381")->capture_default_str();
+  setup->add_option("--zkey", sa.zkey, "proving key to write")->required();
+  setup->add_option("--vk", sa.vk, "verification_key.json to write")->required();
+  setup->add_option("--wtns", sa.wtns, "with --demo: also write the demo witness here");
 
-  auto* demo = app.add_subcommand("demo", "Self-check the arithmetic, then prove and verify a demo circuit");
-  int rounds = 64;
-  uint64_t seed = std::random_device{}();
-  demo->add_option("--rounds", rounds, "random trials per identity")->check(CLI::PositiveNumber);
-  demo->add_option("--seed", seed, "seed for the random inputs (default: fresh)");
+  DemoArgs da;
+  int rounds = 0;
+  auto* demo = app.add_subcommand("demo", "Build a demo circuit and dev keys (cached), prove and verify it several times");
+  demo->add_option("-n,--constraints", da.constraints, "demo circuit size")->capture_default_str();
+  demo->add_option("-p,--proofs", da.proofs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
+  demo->add_option("--curve", da.curve, "bn254 or bls12_381")->capture_default_str();
+  demo->add_option("--cache", da.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
+  demo->add_flag("--no-selfcheck", da.skip_selfcheck, "skip the arithmetic self-check");
+  demo->add_option("--selfcheck-only", rounds, "only run the arithmetic self-check, verbosely, with N trials");
+
+  BenchArgs ba;
+  auto* bench = app.add_subcommand("bench", "Prove a zkey (or the demo circuit) N times; median stage timings");
+  bench->add_option("--zkey", ba.zkey, "proving key (default: the demo circuit's)")->check(CLI::ExistingFile);
+  bench->add_option("--wtns", ba.wtns, "witness for --zkey")->check(CLI::ExistingFile);
+  bench->add_option("-n,--constraints", ba.demo_constraints, "demo circuit size")->capture_default_str();
+  bench->add_option("-r,--runs", ba.runs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
+  bench->add_option("--curve", ba.curve, "demo curve: bn254 or bls12_381")->capture_default_str();
+  bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
 
   CLI11_PARSE(app, argc, argv);
 
-  if (demo->parsed()) return cuzk::app::run_selfcheck(rounds, seed) == 0 ? 0 : 1;
-  if (prove->parsed()) return not_yet("prove");
-  if (verify->parsed()) return not_yet("verify");
-  if (setup->parsed()) return not_yet("setup");
-  if (bench->parsed()) return not_yet("bench");
+  if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads);
+  if (verify->parsed()) return cmd_verify(vk, pub, proof);
+  if (setup->parsed()) {
+    if (sa.r1cs.empty() && sa.demo_constraints == 0) {
+      std::fprintf(stderr, "cuzk setup: give a circuit.r1cs or --demo N\n");
+      return 2;
+    }
+    sa.threads = threads;
+    return cmd_setup(sa);
+  }
+  if (demo->parsed()) {
+    if (rounds > 0) return run_selfcheck(rounds, std::random_device{}(), true) == 0 ? 0 : 1;
+    da.threads = threads;
+    return cmd_demo(da);
+  }
+  if (bench->parsed()) {
+    if (ba.zkey.empty() != ba.wtns.empty()) {
+      std::fprintf(stderr, "cuzk bench: give both --zkey and --wtns, or neither (demo circuit)\n");
+      return 2;
+    }
+    std::printf("command:");
+    for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
+    std::printf("\n");
+    ba.threads = threads;
+    return cmd_bench(ba);
+  }
   return 2;
 }

@@ -5,8 +5,8 @@
 
 namespace cuzk::app {
 
-// Runs `rounds` random trials per identity and prints one line per check with timings.
-// Returns the number of failed checks (0 when the arithmetic is sound).
-int run_selfcheck(int rounds, uint64_t seed);
+// Runs `rounds` random trials per identity and prints one line per check (verbose) or
+// one line per curve, with timings. Returns the number of failed checks.
+int run_selfcheck(int rounds, uint64_t seed, bool verbose);
 
 }  // namespace cuzk::app

@@ -1,0 +1,75 @@
+// `cuzk prove` and `cuzk verify`: snarkjs-compatible files in, snarkjs-compatible files out.
+#include <chrono>
+#include <cstdio>
+
+#include "cuzk/commands.hpp"
+#include "cuzk/util.hpp"
+#include "formats/snarkjs_json.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::app {
+
+int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const std::string& proof_path,
+              const std::string& pub_path, unsigned threads) {
+  auto id = formats::detect_curve(zkey_path);
+  if (!id.is_ok()) return fail(id.status(), "prove");
+  ThreadPool pool = make_pool(threads);
+  return with_curve(*id, [&]<class C>() {
+    using Fr = typename C::Fr;
+    auto t0 = std::chrono::steady_clock::now();
+    auto zkey = formats::Zkey<C>::open(zkey_path);
+    if (!zkey.is_ok()) return fail(zkey.status(), "prove");
+    auto wtns = formats::read_wtns<Fr>(wtns_path);
+    if (!wtns.is_ok()) return fail(wtns.status(), "prove");
+    groth16::CpuBackend<C> backend(pool);
+    auto prover = groth16::Prover<C>::create(*zkey, backend, pool);
+    if (!prover.is_ok()) return fail(prover.status(), "prove");
+    double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto out = prover->prove(wtns->values);
+    if (!out.is_ok()) return fail(out.status().with_context(wtns_path), "prove");
+    std::vector<Fr> pub;
+    for (const auto& v : out->public_signals) pub.push_back(Fr::from_canonical(v));
+    Status s = formats::write_proof_json<C>(proof_path, out->proof);
+    if (!s.is_ok()) return fail(s, "prove");
+    s = formats::write_public_json<Fr>(pub_path, pub);
+    if (!s.is_ok()) return fail(s, "prove");
+    std::printf("%s proof of %s (%u wires, domain %u) on %zu threads, %s backend; keys loaded in %.1f ms\n", C::NAME,
+                zkey_path.c_str(), zkey->header().n_vars, zkey->header().domain_size, pool.size(), backend.name(),
+                load * 1e3);
+    print_timing_header();
+    print_timing_row("proof", out->timings);
+    std::printf("wrote %s and %s\n", proof_path.c_str(), pub_path.c_str());
+    return 0;
+  });
+}
+
+int cmd_verify(const std::string& vk_path, const std::string& pub_path, const std::string& proof_path) {
+  auto vk_json = formats::read_json_file(vk_path);
+  if (!vk_json.is_ok()) return fail(vk_json.status(), "verify");
+  const formats::Json* curve = vk_json->find("curve");
+  if (curve == nullptr || !curve->is_string()) {
+    return fail(invalid_argument(vk_path + ": missing field \"curve\""), "verify");
+  }
+  return with_curve_name(curve->as_string(), [&]<class C>() {
+    using Fr = typename C::Fr;
+    auto vk = formats::vk_from_json<C>(*vk_json, formats::file_label(vk_path));
+    if (!vk.is_ok()) return fail(vk.status(), "verify");
+    auto proof = formats::read_proof_json<C>(proof_path);
+    if (!proof.is_ok()) return fail(proof.status(), "verify");
+    auto pub = formats::read_public_json<Fr>(pub_path);
+    if (!pub.is_ok()) return fail(pub.status(), "verify");
+    std::vector<typename Fr::Int> signals;
+    for (const Fr& v : *pub) signals.push_back(v.to_canonical());
+    Status s = groth16::verify<C>(*vk, *proof, signals);
+    if (!s.is_ok()) {
+      std::printf("INVALID: %s\n", s.message().c_str());
+      return 1;
+    }
+    std::printf("OK: the %s proof is valid for %zu public signals\n", C::NAME, signals.size());
+    return 0;
+  });
+}
+
+}  // namespace cuzk::app

@@ -1,0 +1,44 @@
+// The cuzk subcommands. Each returns the process exit status and prints its own errors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cuzk::app {
+
+int cmd_prove(const std::string& zkey, const std::string& wtns, const std::string& proof, const std::string& pub,
+              unsigned threads);
+
+// Exit 0 when the proof is valid, 1 when it is not (or an input cannot be read).
+int cmd_verify(const std::string& vk, const std::string& pub, const std::string& proof);
+
+struct SetupArgs {
+  std::string r1cs;       // circuit file, or empty with demo_constraints > 0
+  uint32_t demo_constraints = 0;
+  std::string curve = "bn254";  // for --demo: bn254 | bls12_381
+  std::string zkey, vk, wtns;   // wtns: where to write the demo witness (optional)
+  unsigned threads = 0;
+};
+int cmd_setup(const SetupArgs& a);
+
+struct DemoArgs {
+  uint32_t constraints = 1 << 16;
+  int proofs = 3;
+  std::string curve = "bn254";
+  std::string cache;  // empty: $CUZK_CACHE, else ~/.cache/cuzk
+  unsigned threads = 0;
+  bool skip_selfcheck = false;
+};
+int cmd_demo(const DemoArgs& a);
+
+struct BenchArgs {
+  std::string zkey, wtns;  // both given, or neither (then the demo circuit is used)
+  uint32_t demo_constraints = 1 << 16;
+  std::string curve = "bn254";
+  std::string cache;
+  int runs = 5;
+  unsigned threads = 0;
+};
+int cmd_bench(const BenchArgs& a);
+
+}  // namespace cuzk::app

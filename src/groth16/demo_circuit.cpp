@@ -1,0 +1,131 @@
+#include "groth16/demo_circuit.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "ff/fields.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+// splitmix64: a tiny, well-mixed generator; the demo needs reproducibility, not secrecy.
+struct SplitMix {
+  uint64_t s;
+  uint64_t operator()() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+template <class Fr>
+class Builder {
+ public:
+  using Term = formats::R1csTerm<Fr>;
+  static constexpr uint32_t kOne = 0, kOut = 1, kWord = 2, kX = 3, kY = 4;
+
+  explicit Builder(uint64_t seed) : rng_{seed} {
+    w_ = {Fr::one(), Fr::zero(), Fr::zero(), Fr::random(rng_), Fr::random(rng_)};
+  }
+
+  uint32_t wire(const Fr& v) {
+    w_.push_back(v);
+    return uint32_t(w_.size() - 1);
+  }
+  void add(std::vector<Term> a, std::vector<Term> b, std::vector<Term> c) { r_.add_constraint(a, b, c); }
+
+  // b·(b − 1) = 0.
+  void fresh_bit() {
+    uint32_t b = wire(Fr::from_u64(rng_() & 1));
+    add({{b, Fr::one()}}, {{b, Fr::one()}, {kOne, -Fr::one()}}, {});
+    bits_.push_back(b);
+  }
+  // c = a XOR b for boolean a, b: 2a·b = a + b − c. The inputs come from recent bits at
+  // SHA-like rotation distances.
+  void xor_bit() {
+    size_t n = bits_.size();
+    uint32_t a = bits_[n - 1 - rng_() % std::min<size_t>(n, 7)];
+    uint32_t b = bits_[n - 1 - rng_() % std::min<size_t>(n, 32)];
+    Fr va = w_[a], vb = w_[b];
+    uint32_t c = wire(va + vb - (va * vb).dbl());
+    add({{a, Fr::from_u64(2)}}, {{b, Fr::one()}}, {{a, Fr::one()}, {b, Fr::one()}, {c, -Fr::one()}});
+    bits_.push_back(c);
+  }
+  // 0 = Σ 2^i·bit_i − word, over the last (up to) 32 bits.
+  void pack(uint32_t word_wire) {
+    std::vector<Term> lc;
+    Fr sum = Fr::zero(), pow = Fr::one();
+    size_t take = std::min<size_t>(bits_.size(), 32);
+    for (size_t i = 0; i < take; ++i) {
+      uint32_t b = bits_[bits_.size() - take + i];
+      lc.push_back({b, pow});
+      sum += pow * w_[b];
+      pow = pow.dbl();
+    }
+    w_[word_wire] = sum;
+    lc.push_back({word_wire, -Fr::one()});
+    add({}, {}, lc);
+  }
+  // t' = t·(t + y); the last step writes the output wire.
+  uint32_t arith_step(uint32_t t, bool last) {
+    Fr v = w_[t] * (w_[t] + w_[kY]);
+    uint32_t next = last ? kOut : wire(v);
+    w_[next] = v;
+    add({{t, Fr::one()}}, {{t, Fr::one()}, {kY, Fr::one()}}, {{next, Fr::one()}});
+    return next;
+  }
+
+  DemoCircuit<Fr> finish() {
+    r_.n_vars = uint32_t(w_.size());
+    r_.n_outputs = 2;
+    r_.n_pub_inputs = 2;
+    r_.n_prv_inputs = 0;
+    r_.n_labels = w_.size();
+    DemoCircuit<Fr> out;
+    out.witness.resize(w_.size());
+    for (size_t i = 0; i < w_.size(); ++i) out.witness[i] = w_[i].to_canonical();
+    out.r1cs = std::move(r_);
+    return out;
+  }
+
+  size_t n_bits() const { return bits_.size(); }
+
+ private:
+  SplitMix rng_;
+  std::vector<Fr> w_;
+  std::vector<uint32_t> bits_;
+  formats::R1cs<Fr> r_;
+};
+
+}  // namespace
+
+template <class Fr>
+Result<DemoCircuit<Fr>> make_demo_circuit(uint32_t n_constraints, uint64_t seed) {
+  if (n_constraints < kDemoMinConstraints) {
+    return invalid_argument("demo circuit: " + std::to_string(n_constraints) + " constraints requested, at least " +
+                            std::to_string(kDemoMinConstraints) + " needed");
+  }
+  Builder<Fr> b(seed);
+  uint32_t n_arith = std::max<uint32_t>(1, n_constraints / 8);
+  uint32_t n_bool = n_constraints - n_arith - 1;  // the last row packs into the public word
+  for (uint32_t i = 0; i < n_bool; ++i) {
+    uint32_t phase = i % 33;
+    if (phase == 32) {
+      b.pack(b.wire(Fr::zero()));
+    } else if (phase < 12 || b.n_bits() < 2) {
+      b.fresh_bit();
+    } else {
+      b.xor_bit();
+    }
+  }
+  b.pack(Builder<Fr>::kWord);
+  uint32_t t = Builder<Fr>::kX;
+  for (uint32_t i = 0; i < n_arith; ++i) t = b.arith_step(t, i + 1 == n_arith);
+  return b.finish();
+}
+
+template Result<DemoCircuit<bn254::Fr>> make_demo_circuit<bn254::Fr>(uint32_t, uint64_t);
+template Result<DemoCircuit<bls12_381::Fr>> make_demo_circuit<bls12_381::Fr>(uint32_t, uint64_t);
+
+}  // namespace cuzk::groth16

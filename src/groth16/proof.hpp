@@ -1,0 +1,32 @@
+// Groth16 proofs and verification keys: the snarkjs JSON types of src/formats, so a proof
+// goes to proof.json and a key to verification_key.json without conversion.
+#pragma once
+
+#include "formats/snarkjs_json.hpp"
+#include "pairing/pairing.hpp"
+
+namespace cuzk::groth16 {
+
+template <class C>
+using Proof = formats::Groth16Proof<C>;
+
+template <class C>
+using VerifyingKey = formats::VerificationKey<C>;
+
+// A verification key from its points, with vk_alphabeta_12 = e(alpha1, beta2) filled in.
+template <class C>
+VerifyingKey<C> make_verifying_key(const ec::Affine<typename C::G1>& alpha1, const ec::Affine<typename C::G2>& beta2,
+                                   const ec::Affine<typename C::G2>& gamma2, const ec::Affine<typename C::G2>& delta2,
+                                   std::span<const ec::Affine<typename C::G1>> ic) {
+  VerifyingKey<C> vk;
+  vk.n_public = uint32_t(ic.size() - 1);
+  vk.alpha1 = alpha1;
+  vk.beta2 = beta2;
+  vk.gamma2 = gamma2;
+  vk.delta2 = delta2;
+  vk.ic.assign(ic.begin(), ic.end());
+  vk.alphabeta_12 = pairing::pairing(alpha1, beta2);
+  return vk;
+}
+
+}  // namespace cuzk::groth16

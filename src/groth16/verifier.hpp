@@ -1,0 +1,20 @@
+// Groth16 verification (reference/snarkjs-formats.md §4.4 step 6):
+//   e(−π_A, π_B) · e(IC₀ + Σ pub_i·IC_i, γ₂) · e(π_C, δ₂) · e(α₁, β₂) == 1.
+// Stricter than snarkjs: besides rejecting public signals ≥ r and points off the curve,
+// it rejects proof points outside the prime-order subgroups (and at infinity), which
+// snarkjs accepts.
+#pragma once
+
+#include <span>
+
+#include "core/status.hpp"
+#include "groth16/proof.hpp"
+
+namespace cuzk::groth16 {
+
+// Ok when the proof is valid for these public signals (standard form, in public.json
+// order). Otherwise the message says why: malformed input, or the pairing check failed.
+template <class C>
+Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const typename C::Fr::Int> public_signals);
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The cuzk command line keeps its contract: setup -> prove -> verify round trips on both
+# curves, verify exits 0 for valid and 1 for invalid proofs, the demo runs from an empty
+# cache and then reuses it, and wrong inputs fail with a message that names the problem.
+# usage: cli_test.sh CUZK
+set -euo pipefail
+cuzk=${1:?cuzk binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+pass() { printf 'ok    %s\n' "$*"; }
+bad() {
+  printf 'FAIL  %s\n' "$*"
+  failures=$((failures + 1))
+}
+# expect WANT_STATUS PATTERN DESCRIPTION CMD...: exit status and a line of output matching PATTERN.
+expect() {
+  local want=$1 pattern=$2 what=$3
+  shift 3
+  local got=0
+  "$@" >"$tmp/out.txt" 2>&1 || got=$?
+  if [[ $got != "$want" ]]; then
+    bad "$what (exit $got, wanted $want): $(tail -3 "$tmp/out.txt")"
+  elif ! grep -q -- "$pattern" "$tmp/out.txt"; then
+    bad "$what: output lacks \"$pattern\": $(tail -3 "$tmp/out.txt")"
+  else
+    pass "$what"
+  fi
+}
+
+for curve in bn254 bls12_381; do
+  d=$tmp/$curve
+  mkdir -p "$d"
+  expect 0 "INSECURE" "$curve: setup --dev --demo writes keys and warns" \
+    "$cuzk" setup --dev --demo 200 --curve "$curve" --zkey "$d/k.zkey" --vk "$d/vk.json" --wtns "$d/w.wtns"
+  expect 0 "wrote" "$curve: prove" "$cuzk" prove "$d/k.zkey" "$d/w.wtns" "$d/proof.json" "$d/public.json"
+  expect 0 "OK" "$curve: verify accepts the proof" "$cuzk" verify "$d/vk.json" "$d/public.json" "$d/proof.json"
+  sed '0,/"[0-9]*"/s//"12345"/' "$d/public.json" >"$d/public_bad.json"
+  expect 1 "INVALID: verify: the pairing check failed" "$curve: verify rejects a changed public signal" \
+    "$cuzk" verify "$d/vk.json" "$d/public_bad.json" "$d/proof.json"
+  expect 0 "wrote" "$curve: setup of a second demo size" \
+    "$cuzk" setup --dev --demo 300 --curve "$curve" --zkey "$d/k2.zkey" --vk "$d/vk2.json" --wtns "$d/w2.wtns"
+  expect 1 "INVALID" "$curve: verify rejects a proof for another circuit" \
+    "$cuzk" verify "$d/vk2.json" "$d/public.json" "$d/proof.json"
+  expect 1 "expects nVars" "$curve: prove rejects a witness of another circuit" \
+    "$cuzk" prove "$d/k.zkey" "$d/w2.wtns" "$d/p.json" "$d/q.json"
+done
+expect 1 "curve" "verify rejects a bls12_381 proof under a bn254 key" \
+  "$cuzk" verify "$tmp/bn254/vk.json" "$tmp/bls12_381/public.json" "$tmp/bls12_381/proof.json"
+
+expect 0 "proofs verified" "demo builds its keys in an empty cache and verifies every proof" \
+  "$cuzk" demo --no-selfcheck -n 500 -p 2 --cache "$tmp/cache"
+expect 0 "using the cached demo key" "demo reuses the cached keys" \
+  "$cuzk" demo --no-selfcheck -n 500 -p 1 --cache "$tmp/cache"
+expect 0 "median" "bench reports median timings" "$cuzk" bench -n 500 -r 3 --cache "$tmp/cache"
+expect 0 "all .* checks passed" "demo --selfcheck-only passes" "$cuzk" demo --selfcheck-only 4
+
+if ((failures > 0)); then
+  echo "$failures checks failed"
+  exit 1
+fi
+echo "all checks passed"
