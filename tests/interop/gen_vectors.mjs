@@ -242,6 +242,8 @@ function onCurveFromX(group, curve, x) {
   }
 }
 
+// noble's pairing value is a fixed power of the reduced pairing (e^3 on BLS12-381, as in
+// blst and snarkjs; e^(2x(6x^2+3x+1)) on BN254, as in snarkjs): written as noble returns it.
 function pairingVectors(name, curve, count) {
   const r = curve.fields.Fr.ORDER;
   const cases = [[1n, 1n], ...Array.from({ length: count }, () => [1n + randomBelow(r - 1n), 1n + randomBelow(r - 1n)])];

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ec/curves.hpp"
 #include "ff/decimal.hpp"
 #include "ff/fields.hpp"
 
@@ -107,6 +108,11 @@ void put(Tokens& out, const ff::Fp12<Cfg>& x) {
   put(out, x.c0);
   put(out, x.c1);
 }
+template <class C>
+void put(Tokens& out, const ec::Affine<C>& p) {
+  put(out, p.x);
+  put(out, p.y);
+}
 template <class T>
 Tokens text(const T& x) {
   Tokens out;
@@ -130,6 +136,11 @@ bool get(const Tokens& in, size_t& pos, ff::Fp6<Cfg>& x) {
 template <class Cfg>
 bool get(const Tokens& in, size_t& pos, ff::Fp12<Cfg>& x) {
   return get(in, pos, x.c0) && get(in, pos, x.c1);
+}
+
+template <class C>
+bool get(const Tokens& in, size_t& pos, ec::Affine<C>& p) {
+  return get(in, pos, p.x) && get(in, pos, p.y);
 }
 
 inline std::string where(const Vector& v) { return VectorFile::get().path() + ":" + std::to_string(v.line); }
