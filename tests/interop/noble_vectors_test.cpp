@@ -228,5 +228,13 @@ TYPED_TEST(NobleVectors, PairingMatchesNobleUpToItsFixedPower) {
   check_binary<P1, P2>(TypeParam::NAME, "GT", "pairing", [&](const P1& p, const P2& q) { return pairing::pairing(p, q).pow(m); });
 }
 
+// pairing_compat is what verification_key.json's vk_alphabeta_12 needs: it must equal
+// noble's value coefficient for coefficient, with no power applied.
+TYPED_TEST(NobleVectors, PairingCompatEqualsNobleExactly) {
+  using P1 = ec::Affine<typename TypeParam::G1>;
+  using P2 = ec::Affine<typename TypeParam::G2>;
+  check_binary<P1, P2>(TypeParam::NAME, "GT", "pairing", [](const P1& p, const P2& q) { return pairing::pairing_compat(p, q); });
+}
+
 }  // namespace
 }  // namespace cuzk::interop
