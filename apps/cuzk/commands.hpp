@@ -22,7 +22,7 @@ struct SetupArgs {
 int cmd_setup(const SetupArgs& a);
 
 struct DemoArgs {
-  uint32_t constraints = 1 << 16;
+  uint32_t constraints = (1 << 16) - 5;  // with 4 public signals, fills a 2^16 domain
   int proofs = 3;
   std::string curve = "bn254";
   std::string cache;  // empty: $CUZK_CACHE, else ~/.cache/cuzk
@@ -33,7 +33,7 @@ int cmd_demo(const DemoArgs& a);
 
 struct BenchArgs {
   std::string zkey, wtns;  // both given, or neither (then the demo circuit is used)
-  uint32_t demo_constraints = 1 << 16;
+  uint32_t demo_constraints = (1 << 16) - 5;
   std::string curve = "bn254";
   std::string cache;
   int runs = 5;

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   DemoArgs da;
   int rounds = 0;
   auto* demo = app.add_subcommand("demo", "Build a demo circuit and dev keys (cached), prove and verify it several times");
-  demo->add_option("-n,--constraints", da.constraints, "demo circuit size")->capture_default_str();
+  demo->add_option("-n,--constraints", da.constraints, "demo circuit constraints (2^k - 5 fills a 2^k domain)")->capture_default_str();
   demo->add_option("-p,--proofs", da.proofs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
   demo->add_option("--curve", da.curve, "bn254 or bls12_381")->capture_default_str();
   demo->add_option("--cache", da.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "Prove a zkey (or the demo circuit) N times; median stage timings");
   bench->add_option("--zkey", ba.zkey, "proving key (default: the demo circuit's)")->check(CLI::ExistingFile);
   bench->add_option("--wtns", ba.wtns, "witness for --zkey")->check(CLI::ExistingFile);
-  bench->add_option("-n,--constraints", ba.demo_constraints, "demo circuit size")->capture_default_str();
+  bench->add_option("-n,--constraints", ba.demo_constraints, "demo circuit constraints (2^k - 5 fills a 2^k domain)")->capture_default_str();
   bench->add_option("-r,--runs", ba.runs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
   bench->add_option("--curve", ba.curve, "demo curve: bn254 or bls12_381")->capture_default_str();
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");

@@ -14,6 +14,13 @@ namespace cuzk::app {
 namespace fs = std::filesystem;
 
 void Progress::operator()(const std::string& stage, double fraction) {
+  // Logs (not a terminal) get one line per stage instead of a rewritten status line.
+  static const bool tty = isatty(fileno(stderr)) != 0;
+  if (!tty) {
+    if (stage != stage_) std::fprintf(stderr, "  %s...\n", stage.c_str());
+    stage_ = stage;
+    return;
+  }
   auto now = std::chrono::steady_clock::now();
   if (stage == stage_ && fraction < 1 && now - last_ < std::chrono::milliseconds(200)) return;
   last_ = now;
