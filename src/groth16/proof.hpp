@@ -2,8 +2,6 @@
 // goes to proof.json and a key to verification_key.json without conversion.
 #pragma once
 
-#include <type_traits>
-
 #include "formats/snarkjs_json.hpp"
 #include "pairing/pairing.hpp"
 
@@ -14,23 +12,6 @@ using Proof = formats::Groth16Proof<C>;
 
 template <class C>
 using VerifyingKey = formats::VerificationKey<C>;
-
-// vk_alphabeta_12 exactly as snarkjs writes it. ffjavascript's final exponentiations raise
-// to a multiple of (q^12 - 1)/r, so its "e(alpha1, beta2)" is a fixed power of the reduced
-// pairing: e^(2x(6x^2+3x+1)) on bn128 (Fuentes-Castaneda et al.'s chain, x the BN
-// parameter) and e^3 on bls12381. Checked against `snarkjs zkey export verificationkey`.
-template <class C>
-typename C::Fq12 snarkjs_alphabeta(const ec::Affine<typename C::G1>& alpha1, const ec::Affine<typename C::G2>& beta2) {
-  using Fr = typename C::Fr;
-  const typename C::Fq12 e = pairing::pairing(alpha1, beta2);
-  if constexpr (std::is_same_v<C, bn254::Curve>) {
-    const Fr x = Fr::from_u64(4965661367192848881ull);
-    const Fr k = x.dbl() * (Fr::from_u64(6) * x.square() + Fr::from_u64(3) * x + Fr::one());
-    return e.pow(k.to_canonical());
-  } else {
-    return e.square() * e;
-  }
-}
 
 // A verification key from its points, with vk_alphabeta_12 in snarkjs's convention.
 template <class C>
@@ -44,7 +25,9 @@ VerifyingKey<C> make_verifying_key(const ec::Affine<typename C::G1>& alpha1, con
   vk.gamma2 = gamma2;
   vk.delta2 = delta2;
   vk.ic.assign(ic.begin(), ic.end());
-  vk.alphabeta_12 = snarkjs_alphabeta<C>(alpha1, beta2);
+  // snarkjs's e(alpha1, beta2) is a fixed power of the reduced pairing (see pairing.hpp);
+  // pairing_compat reproduces it so vk.json matches `snarkjs zkey export verificationkey`.
+  vk.alphabeta_12 = pairing::pairing_compat(alpha1, beta2);
   return vk;
 }
 
