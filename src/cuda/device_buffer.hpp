@@ -47,10 +47,10 @@ class DeviceBuffer {
   DeviceBuffer() = default;
 
   static Result<DeviceBuffer> allocate(size_t count) {
-    // Explicit moves: nvcc's front end does not apply C++20's implicit move when the
-    // returned local converts to Result<DeviceBuffer>.
+    // Explicit Result construction: nvcc's front end does not apply C++20's implicit move
+    // when the returned local converts to Result, and g++ warns about a bare std::move.
     DeviceBuffer b;
-    if (count == 0) return std::move(b);
+    if (count == 0) return Result<DeviceBuffer>(std::move(b));
     size_t bytes = 0;
     CUZK_RETURN_IF_ERROR(detail::checked_bytes<T>(count, bytes));
     int device = 0;
@@ -61,7 +61,7 @@ class DeviceBuffer {
     b.ptr_ = static_cast<T*>(p);
     b.size_ = count;
     b.device_ = device;
-    return std::move(b);
+    return Result<DeviceBuffer>(std::move(b));
   }
 
   DeviceBuffer(DeviceBuffer&& o) noexcept
@@ -132,14 +132,14 @@ class PinnedBuffer {
 
   static Result<PinnedBuffer> allocate(size_t count) {
     PinnedBuffer b;
-    if (count == 0) return std::move(b);
+    if (count == 0) return Result<PinnedBuffer>(std::move(b));
     size_t bytes = 0;
     CUZK_RETURN_IF_ERROR(detail::checked_bytes<T>(count, bytes));
     void* p = nullptr;
     CUZK_CUDA_RETURN_IF_ERROR(cudaMallocHost(&p, bytes), "cudaMallocHost(" + std::to_string(bytes) + " bytes)");
     b.ptr_ = static_cast<T*>(p);
     b.size_ = count;
-    return std::move(b);
+    return Result<PinnedBuffer>(std::move(b));
   }
 
   PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}

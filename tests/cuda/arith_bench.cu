@@ -58,7 +58,7 @@ template <class T>
 Result<DeviceBuffer<T>> to_device(const std::vector<T>& host, const Stream& s) {
   CUZK_ASSIGN_OR_RETURN(auto d, DeviceBuffer<T>::allocate(host.size()));
   CUZK_RETURN_IF_ERROR(d.upload(host, s));
-  return std::move(d);
+  return Result<DeviceBuffer<T>>(std::move(d));
 }
 
 // Median of `runs` timings of `launch` (after one warm-up run).
