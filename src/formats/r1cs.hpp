@@ -15,6 +15,7 @@
 #include "core/status.hpp"
 #include "formats/binfile.hpp"
 #include "formats/curve_id.hpp"
+#include "formats/field_header.hpp"
 #include "formats/mapped_file.hpp"
 
 namespace cuzk::formats {
@@ -94,20 +95,7 @@ Result<R1cs<Fr>> read_r1cs(const std::string& path) {
   {
     CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(r1cs_section::kHeader));
     SectionReader in(sec, bin.where(r1cs_section::kHeader));
-    uint32_t n8 = 0;
-    std::span<const uint8_t> prime;
-    CUZK_RETURN_IF_ERROR(in.u32(n8, "n8"));
-    if (n8 != Fr::BYTES) {
-      return invalid_argument(in.where() + ": n8 is " + std::to_string(n8) + ", expected " +
-                              std::to_string(Fr::BYTES));
-    }
-    CUZK_RETURN_IF_ERROR(in.bytes(n8, prime, "prime"));
-    if (Fr::read_le(prime.data()) != Fr::MODULUS) {
-      auto id = curve_from_prime(prime);
-      std::string got = id ? std::string("the ") + snarkjs_curve_name(*id) + " prime" : "an unknown prime";
-      return invalid_argument(in.where() + ": prime is " + got + ", expected the scalar field of " + Fr::Params::NAME +
-                              " (wrong curve?)");
-    }
+    CUZK_RETURN_IF_ERROR(read_scalar_field_prime<Fr>(in));
     CUZK_RETURN_IF_ERROR(in.u32(r.n_vars, "nVars"));
     CUZK_RETURN_IF_ERROR(in.u32(r.n_outputs, "nOutputs"));
     CUZK_RETURN_IF_ERROR(in.u32(r.n_pub_inputs, "nPubInputs"));

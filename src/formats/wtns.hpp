@@ -11,6 +11,7 @@
 #include "core/status.hpp"
 #include "formats/binfile.hpp"
 #include "formats/curve_id.hpp"
+#include "formats/field_header.hpp"
 #include "formats/mapped_file.hpp"
 
 namespace cuzk::formats {
@@ -43,23 +44,12 @@ template <class Fr>
 Result<Witness<Fr>> read_wtns(const std::string& path) {
   CUZK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
   CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(file.bytes(), file_label(path), "wtns", 2, 2, &wtns_section::name));
-  uint32_t n8 = 0, n = 0;
+  constexpr uint32_t n8 = uint32_t(Fr::BYTES);  // read_scalar_field_prime checks the file's n8
+  uint32_t n = 0;
   {
     CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(wtns_section::kHeader));
     SectionReader in(sec, bin.where(wtns_section::kHeader));
-    std::span<const uint8_t> prime;
-    CUZK_RETURN_IF_ERROR(in.u32(n8, "n8"));
-    if (n8 != Fr::BYTES) {
-      return invalid_argument(in.where() + ": n8 is " + std::to_string(n8) + ", expected " +
-                              std::to_string(Fr::BYTES));
-    }
-    CUZK_RETURN_IF_ERROR(in.bytes(n8, prime, "prime"));
-    if (Fr::read_le(prime.data()) != Fr::MODULUS) {
-      auto id = curve_from_prime(prime);
-      std::string got = id ? std::string("the ") + snarkjs_curve_name(*id) + " prime" : "an unknown prime";
-      return invalid_argument(in.where() + ": prime is " + got + ", expected the scalar field of " + Fr::Params::NAME +
-                              " (wrong curve?)");
-    }
+    CUZK_RETURN_IF_ERROR(read_scalar_field_prime<Fr>(in));
     CUZK_RETURN_IF_ERROR(in.u32(n, "nWitness"));
     CUZK_RETURN_IF_ERROR(in.expect_end());
   }
