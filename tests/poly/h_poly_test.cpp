@@ -5,23 +5,13 @@
 
 #include "ff/fields.hpp"
 #include "poly/h_poly.hpp"
+#include "poly_test_util.hpp"
 
 namespace cuzk::poly {
 namespace {
 
-template <class F>
-F horner(const std::vector<F>& coeffs, const F& x) {
-  F acc = F::zero();
-  for (size_t i = coeffs.size(); i-- > 0;) acc = acc * x + coeffs[i];
-  return acc;
-}
-
-template <class F>
-std::vector<F> random_vec(size_t n, std::mt19937_64& rng) {
-  std::vector<F> v(n);
-  for (auto& x : v) x = F::random(rng);
-  return v;
-}
+using testing::horner;
+using testing::random_vec;
 
 template <class F>
 std::vector<F> naive_product(const std::vector<F>& a, const std::vector<F>& b) {
