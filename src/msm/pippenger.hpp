@@ -47,16 +47,17 @@ inline size_t batch_size(unsigned c) {
 }
 
 // Window width for m scalars of `bits` bits, minimising a cost model in field
-// multiplications: per window, m bucket additions (about 6.5 batched affine, 10 mixed
-// XYZZ, and a batch of B spills about B/2^(c-1) of its points to XYZZ) plus 2^(c-1)
-// buckets to sum (one mixed and one full XYZZ addition, about 24, plus cache misses).
+// multiplications: per window, m bucket additions (6 per batched affine addition plus a
+// share of the batch's inversion, about 300 multiplications; 10 for a mixed XYZZ addition
+// when batching is off) plus 2^(c-1) buckets to sum (one mixed and one full XYZZ
+// addition, about 24, plus cache misses).
 inline unsigned choose_window(size_t m, size_t bits) {
   unsigned best = 1;
   double best_cost = 1e300;
   for (unsigned c = 1; c <= 20; ++c) {
     double windows = double((bits + 1 + c - 1) / c);
     double buckets = double(uint64_t(1) << (c - 1));
-    double per_add = batch_size(c) ? 6.5 + 3.5 * double(batch_size(c)) / buckets : 10.0;
+    double per_add = batch_size(c) ? 6.0 + 300.0 / double(batch_size(c)) : 10.0;
     double cost = windows * (double(m) * per_add + 28.0 * buckets);
     if (cost < best_cost) {
       best_cost = cost;
@@ -68,10 +69,11 @@ inline unsigned choose_window(size_t m, size_t bits) {
 
 // One window's buckets. Bucket j holds an affine point plus an XYZZ overflow. Additions
 // into a bucket are queued and done in affine form, batch_size at a time, sharing one field
-// inversion (Montgomery's trick): 6 multiplications each instead of 10 for a mixed XYZZ
-// addition. A point whose bucket already has a queued addition, or whose x equals the
-// bucket's (doubling or cancellation), goes to the XYZZ overflow instead, which handles
-// every case; so does everything when batching is off.
+// inversion (Montgomery's trick): about 6 multiplications each instead of 10 for a mixed
+// XYZZ addition. A point whose bucket already has a queued addition waits for the next
+// batch (deferred; at most batch_size wait, beyond that it goes to the overflow). A point
+// whose x equals the bucket's (doubling or cancellation) goes to the XYZZ overflow, which
+// handles every case; so does everything when batching is off.
 template <class C>
 class BatchAffineBuckets {
  public:
@@ -86,9 +88,38 @@ class BatchAffineBuckets {
     pending_point_.reserve(batch);
     den_.reserve(batch);
     prefix_.reserve(batch);
+    deferred_.reserve(batch);
+    retry_.reserve(batch);
   }
 
   void add(uint32_t j, const A& p) {
+    place(j, p);
+    if (pending_bucket_.size() == batch_ && batch_ != 0) flush_and_retry();
+  }
+
+  // sum_j (j+1)·bucket_j, by a running sum from the top bucket down.
+  P weighted_sum() {
+    drain();
+    P running = P::infinity(), total = P::infinity();
+    for (size_t j = overflow_.size(); j-- > 0;) {
+      if (batch_ && filled_[j]) running += point_[j];
+      if (!overflow_[j].is_infinity()) running += overflow_[j];
+      total += running;
+    }
+    return total;
+  }
+
+ private:
+  struct Deferred {
+    uint32_t bucket;
+    A point;
+  };
+  // Below this many deferred points a last batch is not worth its inversion.
+  static constexpr size_t kMinFinalBatch = 32;
+
+  // Queues, stores, defers or overflows one addition; never flushes, so the queue stays
+  // within batch_ as long as the caller flushes when it is full.
+  void place(uint32_t j, const A& p) {
     if (batch_ == 0) {
       overflow_[j] += p;
       return;
@@ -98,7 +129,15 @@ class BatchAffineBuckets {
       filled_[j] = 1;
       return;
     }
-    if (queued_[j] || point_[j].x == p.x) {
+    if (queued_[j]) {
+      if (deferred_.size() < batch_) {
+        deferred_.push_back({j, p});
+      } else {
+        overflow_[j] += p;
+      }
+      return;
+    }
+    if (point_[j].x == p.x) {
       overflow_[j] += p;
       return;
     }
@@ -106,47 +145,104 @@ class BatchAffineBuckets {
     pending_bucket_.push_back(j);
     pending_point_.push_back(p);
     den_.push_back(p.x - point_[j].x);
-    if (pending_bucket_.size() == batch_) flush();
   }
 
-  // sum_j (j+1)·bucket_j, by a running sum from the top bucket down.
-  P weighted_sum() {
+  // Runs the full batch, then re-places the points that waited for it (which may fill
+  // the batch again: at most batch_ of them wait).
+  void flush_and_retry() {
+    do {
+      flush();
+      retry_.swap(deferred_);
+      for (const auto& d : retry_) place(d.bucket, d.point);
+      retry_.clear();
+    } while (pending_bucket_.size() == batch_);
+  }
+
+  // Empties the queue and the deferred points, for the bucket sums.
+  void drain() {
     flush();
-    P running = P::infinity(), total = P::infinity();
-    for (size_t j = overflow_.size(); j-- > 0;) {
-      if (batch_ && filled_[j]) running += point_[j];
-      running += overflow_[j];
-      total += running;
+    while (!deferred_.empty()) {
+      if (deferred_.size() < kMinFinalBatch) {
+        for (const auto& d : deferred_) overflow_[d.bucket] += d.point;
+        deferred_.clear();
+        break;
+      }
+      retry_.swap(deferred_);
+      for (const auto& d : retry_) place(d.bucket, d.point);
+      retry_.clear();
+      flush();
     }
-    return total;
   }
 
- private:
+  // Montgomery's trick over the queued additions, run as two interleaved chains (first
+  // and second half of the queue): each chain of products is serial, and a field
+  // multiplication's latency is about twice its throughput, so two chains keep the
+  // multiplier busy. One inversion serves both.
   void flush() {
-    size_t n = pending_bucket_.size();
+    const size_t n = pending_bucket_.size();
     if (n == 0) return;
+    const size_t h = (n + 1) / 2;  // chain 0: [0, h), chain 1: [h, n)
     prefix_.resize(n);
-    Base acc = Base::one();
-    for (size_t i = 0; i < n; ++i) {
-      prefix_[i] = acc;
-      acc = acc * den_[i];
+    Base acc0 = Base::one(), acc1 = Base::one();
+    for (size_t i = 0; i < h; ++i) {
+      prefix_[i] = acc0;
+      acc0 = acc0 * den_[i];
+      if (h + i < n) {
+        prefix_[h + i] = acc1;
+        acc1 = acc1 * den_[h + i];
+      }
     }
-    Base inv = acc.inverse();
-    for (size_t i = n; i-- > 0;) {
-      Base dinv = inv * prefix_[i];
-      inv = inv * den_[i];
-      uint32_t j = pending_bucket_[i];
-      const A& q = pending_point_[i];
-      A& b = point_[j];
-      Base lambda = (q.y - b.y) * dinv;
-      Base x3 = lambda.square() - b.x - q.x;
-      b.y = lambda * (b.x - x3) - b.y;
-      b.x = x3;
-      queued_[j] = 0;
-    }
+    const Base inv_both = (acc0 * acc1).inverse();
+    Base inv0 = inv_both * acc1, inv1 = inv_both * acc0;
+    size_t i = h;
+    if (n % 2 == 1) apply(--i, inv0);  // chain 0 is one longer: its last element alone
+    while (i-- > 0) apply_pair(i, inv0, h + i, inv1);
     pending_bucket_.clear();
     pending_point_.clear();
     den_.clear();
+  }
+
+  // Queued addition i, given inv = 1/(den_0 ... den_i) over its chain; steps inv back by one.
+  void apply(size_t i, Base& inv) {
+    const Base dinv = inv * prefix_[i];
+    inv = inv * den_[i];
+    finish(i, dinv);
+  }
+
+  // Two queued additions from different chains, statement by statement: the two
+  // dependency chains then sit close together in the instruction stream, where the
+  // out-of-order core overlaps them (one addition alone is a chain of serial products).
+  void apply_pair(size_t i, Base& inv_i, size_t k, Base& inv_k) {
+    const Base dinv_i = inv_i * prefix_[i];
+    const Base dinv_k = inv_k * prefix_[k];
+    inv_i = inv_i * den_[i];
+    inv_k = inv_k * den_[k];
+    A& bi = point_[pending_bucket_[i]];
+    A& bk = point_[pending_bucket_[k]];
+    const A& qi = pending_point_[i];
+    const A& qk = pending_point_[k];
+    const Base li = (qi.y - bi.y) * dinv_i;
+    const Base lk = (qk.y - bk.y) * dinv_k;
+    const Base xi = li.square() - bi.x - qi.x;
+    const Base xk = lk.square() - bk.x - qk.x;
+    bi.y = li * (bi.x - xi) - bi.y;
+    bk.y = lk * (bk.x - xk) - bk.y;
+    bi.x = xi;
+    bk.x = xk;
+    queued_[pending_bucket_[i]] = 0;
+    queued_[pending_bucket_[k]] = 0;
+  }
+
+  // The affine addition bucket += queued point, given dinv = 1/(x_q − x_bucket).
+  void finish(size_t i, const Base& dinv) {
+    const uint32_t j = pending_bucket_[i];
+    const A& q = pending_point_[i];
+    A& b = point_[j];
+    const Base lambda = (q.y - b.y) * dinv;
+    const Base x3 = lambda.square() - b.x - q.x;
+    b.y = lambda * (b.x - x3) - b.y;
+    b.x = x3;
+    queued_[j] = 0;
   }
 
   size_t batch_;
@@ -156,10 +252,28 @@ class BatchAffineBuckets {
   std::vector<uint32_t> pending_bucket_;
   std::vector<A> pending_point_;
   std::vector<Base> den_, prefix_;
+  std::vector<Deferred> deferred_, retry_;
 };
 
 // Signed digit d of one window packed as |d| << 1 | (d < 0); 0 means "no bucket".
 using Digit = uint32_t;
+
+// Digit w of k's signed (Booth) recoding in base 2^c: d_w = v_w + b_{wc-1} − 2^c·b_{wc+c-1},
+// with v_w = bits [wc, wc + c) of k and b_i bit i (b_{-1} = 0). The sum of d_w·2^(wc)
+// telescopes back to k as long as the top window's high bit is 0, so ceil((bits + 1)/c)
+// windows suffice; each d_w lies in [−2^(c−1), 2^(c−1)] and, unlike a carry-propagating
+// recoding, depends only on c + 1 bits of k: every window computes its own digits and no
+// table of digits is stored.
+template <size_t N>
+inline Digit booth_digit(const ff::BigInt<N>& k, size_t w, unsigned c) {
+  const size_t lo = w * c;
+  uint32_t v = bits_at(k, lo, c);
+  const uint32_t below = lo == 0 ? 0 : bits_at(k, lo - 1, 1);
+  const uint32_t top = v >> (c - 1);
+  v += below;
+  if (top) return v == (uint32_t(1) << c) ? 0 : (((uint32_t(1) << c) - v) << 1 | 1);
+  return v << 1;
+}
 
 template <class C>
 ec::Xyzz<C> sum_ones(std::span<const ec::Affine<C>> bases, std::span<const uint32_t> idx, ThreadPool& pool) {
@@ -186,39 +300,14 @@ ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::
   if (m == 0) return P::infinity();
   constexpr size_t kBits = C::Scalar::BITS;
   const unsigned c = window ? window : choose_window(m, kBits);
-  const size_t windows = (kBits + 1 + c - 1) / c;  // one spare bit absorbs the last carry
+  const size_t windows = (kBits + 1 + c - 1) / c;  // the top window's high bit is 0 (see booth_digit)
   const uint32_t half = uint32_t(1) << (c - 1);
-
-  std::vector<Digit> digits(windows * m);
-  pool.parallel_for(
-      0, m,
-      [&](size_t lo, size_t hi) {
-        for (size_t k = lo; k < hi; ++k) {
-          const auto& s = scalars[idx[k]];
-          uint32_t carry = 0;
-          for (size_t w = 0; w < windows; ++w) {
-            uint32_t d = bits_at(s, w * c, c) + carry;
-            Digit out;
-            if (d > half) {
-              uint32_t mag = (uint32_t(1) << c) - d;  // 0 when d = 2^c: only the carry remains
-              out = mag == 0 ? 0 : (mag << 1 | 1);
-              carry = 1;
-            } else {
-              out = d << 1;
-              carry = 0;
-            }
-            digits[w * m + k] = out;
-          }
-        }
-      },
-      1024);
 
   std::vector<P> window_sum(windows, P::infinity());
   pool.run(windows, [&](size_t w) {
     BatchAffineBuckets<C> buckets(half, batch_size(c));
-    const Digit* dw = digits.data() + w * m;
     for (size_t k = 0; k < m; ++k) {
-      Digit d = dw[k];
+      const Digit d = booth_digit(scalars[idx[k]], w, c);
       if (d == 0) continue;
       const auto& b = bases[idx[k]];
       buckets.add((d >> 1) - 1, (d & 1) ? ec::Affine<C>{b.x, -b.y} : b);
