@@ -19,7 +19,11 @@ int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const 
   return with_curve(*id, [&]<class C>() {
     using Fr = typename C::Fr;
     auto t0 = std::chrono::steady_clock::now();
-    auto zkey = formats::Zkey<C>::open(zkey_path);
+    // One proof and exit: each section leaves the resident set once read (see
+    // ZkeyReadOptions::keep_resident), so peak memory is about one section, not the key.
+    formats::ZkeyReadOptions read_opts;
+    read_opts.keep_resident = false;
+    auto zkey = formats::Zkey<C>::open(zkey_path, read_opts);
     if (!zkey.is_ok()) return fail(zkey.status(), "prove");
     auto wtns = formats::read_wtns<Fr>(wtns_path);
     if (!wtns.is_ok()) return fail(wtns.status(), "prove");

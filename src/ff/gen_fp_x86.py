@@ -252,7 +252,9 @@ namespace cuzk::ff::x86 {
 
 // Always inlined: GCC rates these asm blocks too large to inline, and then every field
 // operation is a call with its operands spilled to memory; inlining them made the MSM's
-// bucket loop about 20% faster (measured on BN254 G1, 2^16 points).
+// bucket loop about 20% faster (measured on BN254 G1, 2^16 points). Squaring is left to
+// GCC: it needs more registers, and forced inlining can leave none for its operands
+// ("impossible constraints" in register-heavy callers).
 #define CUZK_X86_INLINE inline __attribute__((always_inline))
 """
 
@@ -314,7 +316,7 @@ def emit_sqr(n):
     return f"""
 // out = a^2 * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a.
 template <const uint64_t* P, uint64_t INV>
-CUZK_X86_INLINE void mont_sqr_{n}(uint64_t* out, const uint64_t* a) {{
+inline void mont_sqr_{n}(uint64_t* out, const uint64_t* a) {{
   uint64_t {ts}, lo, hi;
 {scratch_decl}  asm(
 {fmt_asm(lines)}

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,19 @@ void MappedFile::release() {
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
+}
+
+void MappedFile::drop_resident(std::span<const uint8_t> range) const {
+  if (!mapped_ || range.empty()) return;
+  const uintptr_t map_lo = reinterpret_cast<uintptr_t>(data_), map_hi = map_lo + size_;
+  uintptr_t lo = std::max(reinterpret_cast<uintptr_t>(range.data()), map_lo);
+  uintptr_t hi = std::min(reinterpret_cast<uintptr_t>(range.data()) + range.size(), map_hi);
+  if (lo >= hi) return;
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  lo &= ~(page - 1);  // the mapping starts on a page boundary, so lo stays inside it
+  hi = std::min((hi + page - 1) & ~(page - 1), (map_hi + page - 1) & ~(page - 1));
+  // Advice only: a failure leaves the pages resident, which is what would happen anyway.
+  (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
 }
 
 Result<MappedFile> MappedFile::open(const std::string& path) {

@@ -27,6 +27,12 @@ class MappedFile {
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  // Drops the pages under `range` (clipped to the mapping; whole pages, so up to a page
+  // either side too) from this process's resident set. The mapping stays valid: the next
+  // read faults the page back in from the page cache, unchanged. Ranges outside the
+  // mapping are ignored.
+  void drop_resident(std::span<const uint8_t> range) const;
+
  private:
   void release();
 

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,6 +74,57 @@ struct ZkeyCoefficient {
   static Fr stored(const Fr& coef) { return Fr::from_canonical(coef.mont()); }
 };
 
+// Section 4's entries where they lie (the file mapping), decoded on access: a key's
+// coefficients are read once per proof, so copying them would only add to the memory a
+// proof needs. Entries are 12 + Fr::BYTES bytes: matrix, constraint, signal (u32 LE) and
+// the value's Montgomery limbs (LE). A reader validates every entry before handing one out.
+template <class Fr>
+class CoefficientTable {
+ public:
+  static constexpr size_t kEntryBytes = 12 + Fr::BYTES;
+
+  CoefficientTable() = default;
+  // `entries` holds whole entries and must outlive the table (it is not copied).
+  explicit CoefficientTable(std::span<const uint8_t> entries) : bytes_(entries) {}
+
+  size_t size() const { return bytes_.size() / kEntryBytes; }
+  bool empty() const { return size() == 0; }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+
+  uint32_t matrix(size_t i) const { return word(i, 0); }
+  uint32_t constraint(size_t i) const { return word(i, 4); }
+  uint32_t signal(size_t i) const { return word(i, 8); }
+  Fr value(size_t i) const { return Fr::from_mont(Fr::read_le(entry(i) + 12)); }
+  ZkeyCoefficient<Fr> operator[](size_t i) const { return {matrix(i), constraint(i), signal(i), value(i)}; }
+
+  class Iterator {
+   public:
+    Iterator(const CoefficientTable* t, size_t i) : t_(t), i_(i) {}
+    ZkeyCoefficient<Fr> operator*() const { return (*t_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const CoefficientTable* t_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  const uint8_t* entry(size_t i) const { return bytes_.data() + i * kEntryBytes; }
+  uint32_t word(size_t i, size_t offset) const {
+    uint32_t v;
+    std::memcpy(&v, entry(i) + offset, 4);  // little-endian hosts only (as every reader here)
+    return v;
+  }
+
+  std::span<const uint8_t> bytes_;
+};
+
 // Section 10, kept byte-exact so a rewritten key carries its ceremony transcript; the
 // contributions are walked only to validate the structure.
 struct ZkeyMpc {
@@ -89,7 +141,10 @@ struct ZkeyContents {
   ZkeyHeader<C> header;
   std::span<const G1> ic, a, b1, c, h;
   std::span<const G2> b2;
+  // Section 4: entries built in memory, or (from a reader) the stored table, written
+  // byte for byte. At most one of the two is non-empty.
   std::span<const ZkeyCoefficient<typename C::Fr>> coefficients;
+  CoefficientTable<typename C::Fr> stored_coefficients;
   // Raw section 10; empty writes a fresh one (zero csHash, no contributions).
   std::span<const uint8_t> mpc;
 };
@@ -97,6 +152,12 @@ struct ZkeyContents {
 struct ZkeyReadOptions {
   bool check_points = true;  // reduced coordinates and on-curve, for every point
   unsigned threads = 0;      // for the point checks; 0 = all hardware threads
+  // false: pages of the mapping are dropped from this process's resident set once a
+  // section has been read (after its checks here, after each use through done_with()).
+  // The kernel keeps them in its page cache, so reading them again costs a minor fault.
+  // A one-shot prover sets it: its peak memory is then one section's, not the whole key's.
+  // A daemon that proves with the key again keeps it resident.
+  bool keep_resident = true;
 };
 
 template <class C>
@@ -118,7 +179,19 @@ class Zkey {
   std::span<const G2> b2() const { return b2_.span(); }
   std::span<const G1> c() const { return c_.span(); }
   std::span<const G1> h() const { return h_.span(); }
-  std::span<const ZkeyCoefficient<Fr>> coefficients() const { return coefs_; }
+  const CoefficientTable<Fr>& coefficients() const { return coefs_; }
+  // Says the caller has finished reading `data` (a section or part of one) for now: with
+  // keep_resident = false its pages leave this process's resident set. Data not in the
+  // mapping (a copied table) is left alone.
+  template <class T>
+  void done_with(std::span<const T> data) const {
+    if (!keep_resident_) {
+      file_.drop_resident({reinterpret_cast<const uint8_t*>(data.data()), data.size_bytes()});
+    }
+  }
+  void done_with_coefficients() const {
+    if (!keep_resident_) file_.drop_resident(coefs_.bytes());
+  }
   const std::optional<ZkeyMpc>& mpc() const { return mpc_; }
   // True when every point section is a view into the mapping (no copy was needed).
   bool zero_copy() const {
@@ -135,7 +208,7 @@ class Zkey {
     z.b2 = b2();
     z.c = c();
     z.h = h();
-    z.coefficients = coefs_;
+    z.stored_coefficients = coefs_;
     if (mpc_) z.mpc = mpc_->raw;
     return z;
   }
@@ -153,8 +226,9 @@ class Zkey {
   ZkeyHeader<C> header_;
   PointTable<typename C::G1> ic_, a_, b1_, c_, h_;
   PointTable<typename C::G2> b2_;
-  std::vector<ZkeyCoefficient<Fr>> coefs_;
+  CoefficientTable<Fr> coefs_;
   std::optional<ZkeyMpc> mpc_;
+  bool keep_resident_ = true;
 };
 
 // Writes a Groth16 .zkey that snarkjs (zkey export verificationkey, groth16 prove/verify)
@@ -195,6 +269,7 @@ template <class C>
 Result<Zkey<C>> Zkey<C>::open(const std::string& path, const ZkeyReadOptions& opts) {
   Zkey z;
   CUZK_ASSIGN_OR_RETURN(z.file_, MappedFile::open(path));
+  z.keep_resident_ = opts.keep_resident;
   CUZK_RETURN_IF_ERROR(z.parse(opts));
   return z;
 }
@@ -289,7 +364,8 @@ Status Zkey<C>::read_points(const BinFile& bin, uint32_t id, size_t expected, co
                      " (" + why + ")");
   }
   out = PointTable<P>(sec);
-  if (opts.check_points) return check_points<P>(out.span(), bin.where(id), opts.threads);
+  if (opts.check_points) CUZK_RETURN_IF_ERROR(check_points<P>(out.span(), bin.where(id), opts.threads));
+  if (!opts.keep_resident) file_.drop_resident(sec);
   return Status::ok();
 }
 
@@ -304,25 +380,24 @@ Status Zkey<C>::parse_coefficients(const BinFile& bin) {
     return data_loss(in.where() + ": nCoef " + std::to_string(n) + " needs " + std::to_string(uint64_t(n) * kEntry) +
                      " bytes of entries, section has " + std::to_string(in.remaining()));
   }
-  coefs_.resize(n);
   const uint8_t* p = sec.data() + 4;
   for (uint32_t i = 0; i < n; ++i, p += kEntry) {
-    ZkeyCoefficient<Fr>& e = coefs_[i];
-    e.matrix = load_u32(p);
-    e.constraint = load_u32(p + 4);
-    e.signal = load_u32(p + 8);
+    const uint32_t matrix = load_u32(p), constraint = load_u32(p + 4), signal = load_u32(p + 8);
     auto at = [&] { return in.where() + ": entry " + std::to_string(i) + ": "; };
-    if (e.matrix > 1) return data_loss(at() + "matrix " + std::to_string(e.matrix) + " is not 0 (A) or 1 (B)");
-    if (e.constraint >= header_.domain_size) {
-      return data_loss(at() + "constraint " + std::to_string(e.constraint) + " is outside the domain of size " +
+    if (matrix > 1) return data_loss(at() + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
+    if (constraint >= header_.domain_size) {
+      return data_loss(at() + "constraint " + std::to_string(constraint) + " is outside the domain of size " +
                        std::to_string(header_.domain_size));
     }
-    if (e.signal >= header_.n_vars) {
-      return data_loss(at() + "signal " + std::to_string(e.signal) + " is not below nVars " +
+    if (signal >= header_.n_vars) {
+      return data_loss(at() + "signal " + std::to_string(signal) + " is not below nVars " +
                        std::to_string(header_.n_vars));
     }
-    if (!Fr::from_mont_bytes_le(p + 12, e.value)) return data_loss(at() + "value is not reduced below r");
+    Fr value;
+    if (!Fr::from_mont_bytes_le(p + 12, value)) return data_loss(at() + "value is not reduced below r");
   }
+  coefs_ = CoefficientTable<Fr>(sec.subspan(4));
+  done_with_coefficients();
   return Status::ok();
 }
 
@@ -375,7 +450,11 @@ Status write_zkey(const std::string& path, const ZkeyContents<C>& z) {
   CUZK_RETURN_IF_ERROR(check(zkey_section::kB2, z.b2.size(), h.n_vars, "nVars"));
   CUZK_RETURN_IF_ERROR(check(zkey_section::kC, z.c.size(), size_t(h.n_vars) - h.n_public - 1, "nVars - nPublic - 1"));
   CUZK_RETURN_IF_ERROR(check(zkey_section::kH, z.h.size(), h.domain_size, "domain size"));
-  if (z.coefficients.size() > UINT32_MAX) return invalid_argument(label + ": too many coefficients");
+  if (!z.coefficients.empty() && !z.stored_coefficients.empty()) {
+    return invalid_argument(label + ": both in-memory and stored coefficients given");
+  }
+  const size_t n_coefs = z.coefficients.size() + z.stored_coefficients.size();
+  if (n_coefs > UINT32_MAX) return invalid_argument(label + ": too many coefficients");
 
   BinWriter w;
   CUZK_RETURN_IF_ERROR(w.open(path, "zkey", 1, 10));
@@ -410,7 +489,10 @@ Status write_zkey(const std::string& path, const ZkeyContents<C>& z) {
   CUZK_RETURN_IF_ERROR(points(zkey_section::kIc, z.ic));
 
   CUZK_RETURN_IF_ERROR(w.begin_section(zkey_section::kCoefficients));
-  CUZK_RETURN_IF_ERROR(w.write_u32(uint32_t(z.coefficients.size())));
+  CUZK_RETURN_IF_ERROR(w.write_u32(uint32_t(n_coefs)));
+  if (!z.stored_coefficients.empty()) {
+    CUZK_RETURN_IF_ERROR(w.write(z.stored_coefficients.bytes().data(), z.stored_coefficients.bytes().size()));
+  }
   for (const ZkeyCoefficient<Fr>& e : z.coefficients) {
     uint8_t entry[12 + Fr::BYTES];
     std::memcpy(entry, &e.matrix, 4);

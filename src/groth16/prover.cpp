@@ -26,25 +26,23 @@ Result<Prover<C>> Prover<C>::create(const formats::Zkey<C>& zkey, Backend<C>& ba
   Prover p(zkey, backend, pool, std::move(domain));
 
   // Counting sort of the coefficient entries by row: each row is then summed by one
-  // thread, with no write conflicts and in the file's order within the row.
-  auto coefs = zkey.coefficients();
-  for (int m = 0; m < 2; ++m) {
+  // thread, with no write conflicts and in the file's order within the row. Only entry
+  // positions are stored (4 bytes each); the entries stay in the key's mapping.
+  const auto& coefs = zkey.coefficients();
+  for (uint32_t m = 0; m < 2; ++m) {
     Rows& r = p.rows_[m];
     r.row_start.assign(size_t(h.domain_size) + 1, 0);
-    for (const auto& e : coefs) {
-      if (int(e.matrix) == m) ++r.row_start[e.constraint + 1];
+    for (size_t k = 0; k < coefs.size(); ++k) {
+      if (coefs.matrix(k) == m) ++r.row_start[coefs.constraint(k) + 1];
     }
     for (size_t i = 0; i < h.domain_size; ++i) r.row_start[i + 1] += r.row_start[i];
-    r.signal.resize(r.row_start.back());
-    r.value.resize(r.row_start.back());
-    std::vector<uint64_t> next(r.row_start.begin(), r.row_start.end() - 1);
-    for (const auto& e : coefs) {
-      if (int(e.matrix) != m) continue;
-      uint64_t k = next[e.constraint]++;
-      r.signal[k] = e.signal;
-      r.value[k] = e.value;
+    r.entry.resize(r.row_start.back());
+    std::vector<uint32_t> next(r.row_start.begin(), r.row_start.end() - 1);
+    for (size_t k = 0; k < coefs.size(); ++k) {
+      if (coefs.matrix(k) == m) r.entry[next[coefs.constraint(k)]++] = uint32_t(k);
     }
   }
+  zkey.done_with_coefficients();
   return p;
 }
 
@@ -84,6 +82,7 @@ Result<ProveOutput<C>> Prover<C>::prove_with_blinding(std::span<const Scalar> wi
   auto t0 = Clock::now();
   CUZK_RETURN_IF_ERROR(check_witness(witness));
   std::vector<Fr> a(n), b(n), c(n);
+  const auto& coefs = zkey_->coefficients();
   pool_->parallel_for(
       0, n,
       [&](size_t lo, size_t hi) {
@@ -91,9 +90,10 @@ Result<ProveOutput<C>> Prover<C>::prove_with_blinding(std::span<const Scalar> wi
           Fr acc[2] = {Fr::zero(), Fr::zero()};
           for (int m = 0; m < 2; ++m) {
             const Rows& rows = rows_[m];
-            for (uint64_t k = rows.row_start[i]; k < rows.row_start[i + 1]; ++k) {
+            for (uint32_t k = rows.row_start[i]; k < rows.row_start[i + 1]; ++k) {
+              const uint32_t e = rows.entry[k];
               // coef·R times (w/R): one Montgomery product gives coef·w (reference §4.3).
-              acc[m] += rows.value[k] * Fr::from_mont(witness[rows.signal[k]]);
+              acc[m] += coefs.value(e) * Fr::from_mont(witness[coefs.signal(e)]);
             }
           }
           a[i] = acc[0];
@@ -102,6 +102,7 @@ Result<ProveOutput<C>> Prover<C>::prove_with_blinding(std::span<const Scalar> wi
         }
       },
       1024);
+  zkey_->done_with_coefficients();
   t.witness_abc = seconds_since(t0);
 
   t0 = Clock::now();
@@ -119,12 +120,20 @@ Result<ProveOutput<C>> Prover<C>::prove_with_blinding(std::span<const Scalar> wi
     return res;
   };
   const size_t first_private = size_t(hdr.n_public) + 1;
-  CUZK_ASSIGN_OR_RETURN(G1J msm_a, timed(t.msm_a, [&] { return backend_->msm_g1(zkey_->a(), witness); }));
-  CUZK_ASSIGN_OR_RETURN(G1J msm_b1, timed(t.msm_b1, [&] { return backend_->msm_g1(zkey_->b1(), witness); }));
+  // Each section is released after its MSM (a no-op unless the key was opened with
+  // keep_resident = false), so a one-shot proof holds one section at a time.
+  auto msm_g1 = [&](double& slot, std::span<const typename Backend<C>::G1> bases, std::span<const Scalar> scalars) {
+    auto r = timed(slot, [&] { return backend_->msm_g1(bases, scalars); });
+    zkey_->done_with(bases);
+    return r;
+  };
+  CUZK_ASSIGN_OR_RETURN(G1J msm_h, msm_g1(t.msm_h, zkey_->h(), p));
+  std::vector<Scalar>().swap(p);
+  CUZK_ASSIGN_OR_RETURN(G1J msm_a, msm_g1(t.msm_a, zkey_->a(), witness));
+  CUZK_ASSIGN_OR_RETURN(G1J msm_b1, msm_g1(t.msm_b1, zkey_->b1(), witness));
   CUZK_ASSIGN_OR_RETURN(G2J msm_b2, timed(t.msm_b2, [&] { return backend_->msm_g2(zkey_->b2(), witness); }));
-  CUZK_ASSIGN_OR_RETURN(G1J msm_l,
-                        timed(t.msm_l, [&] { return backend_->msm_g1(zkey_->c(), witness.subspan(first_private)); }));
-  CUZK_ASSIGN_OR_RETURN(G1J msm_h, timed(t.msm_h, [&] { return backend_->msm_g1(zkey_->h(), std::span<const Scalar>(p)); }));
+  zkey_->done_with(zkey_->b2());
+  CUZK_ASSIGN_OR_RETURN(G1J msm_l, msm_g1(t.msm_l, zkey_->c(), witness.subspan(first_private)));
 
   // Blinding, reference §4.4 step 5.
   t0 = Clock::now();

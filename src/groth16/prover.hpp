@@ -58,11 +58,11 @@ class Prover {
   const formats::Zkey<C>& zkey() const { return *zkey_; }
 
  private:
-  // One matrix (A or B) by constraint row: entries [row_start[i], row_start[i+1]).
+  // One matrix (A or B) by constraint row: row i is entry[row_start[i] .. row_start[i+1]),
+  // positions in the key's coefficient table (read in place, never copied), in file order.
   struct Rows {
-    std::vector<uint64_t> row_start;
-    std::vector<uint32_t> signal;
-    std::vector<Fr> value;  // as stored: coef·R in Montgomery form (see formats::ZkeyCoefficient)
+    std::vector<uint32_t> row_start;
+    std::vector<uint32_t> entry;
   };
 
   Prover(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool, poly::EvaluationDomain<Fr> domain)
