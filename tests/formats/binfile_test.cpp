@@ -1,6 +1,10 @@
 #include "formats/binfile.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 
 #include "formats/mapped_file.hpp"
 #include "formats/test_util.hpp"
@@ -143,6 +147,38 @@ TEST(MappedFile, MapsEmptyFile) {
   ASSERT_TRUE(m.is_ok());
   EXPECT_EQ(m->size(), 0u);
   EXPECT_FALSE(parse({}).is_ok());
+}
+
+// Resident pages of this process, from /proc/self/statm (Linux).
+size_t resident_pages() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident : 0;
+}
+
+TEST(MappedFile, DroppedPagesLeaveTheResidentSetAndReadBackUnchanged) {
+  testing::ScratchDir dir;
+  constexpr size_t kBytes = size_t(8) << 20;
+  std::vector<uint8_t> data(kBytes);
+  for (size_t i = 0; i < kBytes; ++i) data[i] = uint8_t(i * 131 + (i >> 12));
+  testing::write_bytes(dir.file("big"), data);
+  auto m = MappedFile::open(dir.file("big"));
+  ASSERT_TRUE(m.is_ok());
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  uint64_t sum = 0;
+  for (size_t i = 0; i < kBytes; i += page) sum += m->data()[i];  // fault every page in
+  const size_t touched = resident_pages();
+  // Ranges partly or wholly outside the mapping are clipped or ignored.
+  m->drop_resident({data.data(), data.size()});
+  m->drop_resident({m->data() + kBytes / 2, kBytes});
+  m->drop_resident(m->bytes().first(kBytes / 2));
+  const size_t dropped = resident_pages();
+  EXPECT_GE(touched - dropped, kBytes / page * 9 / 10) << "touched " << touched << " pages, " << dropped << " after";
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), m->data()));  // faulted back from the page cache
+  EXPECT_GT(sum, 0u);
 }
 
 }  // namespace
