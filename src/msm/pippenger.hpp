@@ -42,7 +42,7 @@ inline bool is_one4(const ff::BigInt<4>& k) { return k.limb[0] == 1 && (k.limb[1
 // batching (small windows: too few buckets to fill a batch without collisions).
 inline size_t batch_size(unsigned c) {
   size_t half = size_t(1) << (c - 1);
-  size_t b = std::min<size_t>(512, half / 4);
+  size_t b = std::min<size_t>(1024, half / 4);
   return b < 64 ? 0 : b;
 }
 
