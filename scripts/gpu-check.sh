@@ -7,7 +7,8 @@
 #
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_CUDA_ARCH (90),
 # CUZK_GTEST_SOURCE_DIR, JOBS (nproc), CUZK_GPU_CHECK_UNIT=0 to skip the unit tests,
-# CUZK_GPU_CHECK_OUT (a folder that receives summary.md and the logs; defaults to $OUT).
+# CUZK_GPU_CHECK_OUT (a folder that receives summary.md and the logs; defaults to $OUT),
+# CUZK_COMMIT (the commit to print where the tree has no .git, as on the device machine).
 # Exit status: 0 when the device build, the device tests and the benchmark all pass.
 # Usage: scripts/gpu-check.sh [--build-only]   (--build-only: configure and build, run nothing)
 set -uo pipefail
@@ -44,7 +45,7 @@ finish() {
   {
     echo "# cuzk gpu-check"
     echo
-    echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (+ local changes)')"
+    echo "commit: ${CUZK_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (+ local changes)')"
     echo "device: ${DEVICE_LINE:-unknown}"
     echo "build: $BUILD (arch $ARCH, $JOBS jobs); total $((SECONDS - START)) s"
     echo
