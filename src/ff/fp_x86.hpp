@@ -10,11 +10,12 @@
 
 namespace cuzk::ff::x86 {
 
-// Always inlined: GCC rates these asm blocks too large to inline, and then every field
-// operation is a call with its operands spilled to memory; inlining them made the MSM's
-// bucket loop about 20% faster (measured on BN254 G1, 2^16 points). Squaring is left to
-// GCC: it needs more registers, and forced inlining can leave none for its operands
-// ("impossible constraints" in register-heavy callers).
+// The 4-limb product is always inlined: GCC rates its asm block too large to inline,
+// and then every field operation is a call with its operands spilled to memory; forcing
+// it made the MSM's bucket loop about 20% faster (BN254 G1, 2^16 points). The others are
+// left to GCC: add/sub are small and inlined anyway, and squaring and the 6-limb product
+// need more registers, so forced inlining can leave none for their operands ("impossible
+// constraints", seen with the 6-limb product inside Fp2 code).
 #define CUZK_X86_INLINE inline __attribute__((always_inline))
 
 // Multiplication needs BMI2 (mulx) and ADX (adcx, adox).
@@ -304,7 +305,7 @@ inline void mont_sqr_4(uint64_t* out, const uint64_t* a) {
 
 // out = a * b * R^-1 mod p for a 6-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
 template <const uint64_t* P, uint64_t INV>
-CUZK_X86_INLINE void mont_mul_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+inline void mont_mul_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, c0, c1, lo, hi;
   asm(
       "movq %[b0], %%rdx\n\t"
@@ -866,7 +867,7 @@ inline void mont_sqr_6(uint64_t* out, const uint64_t* a) {
 
 // out = a + b mod p for a 4-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-CUZK_X86_INLINE void mod_add_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+inline void mod_add_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], c0, c1, c2, c3;
   asm(
       "addq %[b0], %[t0]\n\t"
@@ -894,7 +895,7 @@ CUZK_X86_INLINE void mod_add_4(uint64_t* out, const uint64_t* a, const uint64_t*
 
 // out = a - b mod p for a 4-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-CUZK_X86_INLINE void mod_sub_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+inline void mod_sub_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], c0, c1, c2, c3;
   asm(
       "subq %[b0], %[t0]\n\t"
@@ -922,7 +923,7 @@ CUZK_X86_INLINE void mod_sub_4(uint64_t* out, const uint64_t* a, const uint64_t*
 
 // out = a + b mod p for a 6-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-CUZK_X86_INLINE void mod_add_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+inline void mod_add_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], c0, c1, c2, c3, c4, c5;
   asm(
       "addq %[b0], %[t0]\n\t"
@@ -958,7 +959,7 @@ CUZK_X86_INLINE void mod_add_6(uint64_t* out, const uint64_t* a, const uint64_t*
 
 // out = a - b mod p for a 6-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-CUZK_X86_INLINE void mod_sub_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+inline void mod_sub_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], c0, c1, c2, c3, c4, c5;
   asm(
       "subq %[b0], %[t0]\n\t"

@@ -250,11 +250,12 @@ HEADER = """\
 
 namespace cuzk::ff::x86 {
 
-// Always inlined: GCC rates these asm blocks too large to inline, and then every field
-// operation is a call with its operands spilled to memory; inlining them made the MSM's
-// bucket loop about 20% faster (measured on BN254 G1, 2^16 points). Squaring is left to
-// GCC: it needs more registers, and forced inlining can leave none for its operands
-// ("impossible constraints" in register-heavy callers).
+// The 4-limb product is always inlined: GCC rates its asm block too large to inline,
+// and then every field operation is a call with its operands spilled to memory; forcing
+// it made the MSM's bucket loop about 20% faster (BN254 G1, 2^16 points). The others are
+// left to GCC: add/sub are small and inlined anyway, and squaring and the 6-limb product
+// need more registers, so forced inlining can leave none for their operands ("impossible
+// constraints", seen with the 6-limb product inside Fp2 code).
 #define CUZK_X86_INLINE inline __attribute__((always_inline))
 """
 
@@ -286,7 +287,7 @@ def emit_mul(n):
     return f"""
 // out = a * b * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
 template <const uint64_t* P, uint64_t INV>
-CUZK_X86_INLINE void mont_mul_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+{"CUZK_X86_INLINE" if n == 4 else "inline"} void mont_mul_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
   uint64_t {ts}, lo, hi;
   asm(
 {fmt_asm(lines)}
@@ -348,7 +349,7 @@ def emit_addsub(name, gen, n, doc):
     return f"""
 // {doc} for a {n}-limb p, operands < p. out may alias a or b.
 template <const uint64_t* P>
-CUZK_X86_INLINE void {name}_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+inline void {name}_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
   uint64_t {ts}, {cs};
   asm(
 {fmt_asm(lines)}
