@@ -45,7 +45,11 @@ finish() {
   {
     echo "# cuzk gpu-check"
     echo
-    echo "commit: ${CUZK_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (+ local changes)')"
+    if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+      echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo ' (+ local changes)')"
+    else
+      echo "commit: ${CUZK_COMMIT:-unknown} (no .git here: CUZK_COMMIT as given)"
+    fi
     echo "device: ${DEVICE_LINE:-unknown}"
     echo "build: $BUILD (arch $ARCH, $JOBS jobs); total $((SECONDS - START)) s"
     echo
