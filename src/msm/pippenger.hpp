@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,6 +21,7 @@
 #include "core/thread_pool.hpp"
 #include "ec/points.hpp"
 #include "ff/bigint.hpp"
+#include "msm/glv.hpp"
 
 namespace cuzk::msm {
 
@@ -97,13 +99,21 @@ class BatchAffineBuckets {
     if (pending_bucket_.size() == batch_ && batch_ != 0) flush_and_retry();
   }
 
-  // sum_j (j+1)·bucket_j, by a running sum from the top bucket down.
+  // sum_j (j+1)·bucket_j, by a running sum from the top bucket down. Leaves every bucket
+  // empty, so one object serves window after window (its arrays are allocated and
+  // faulted in once per thread, not once per window).
   P weighted_sum() {
     drain();
     P running = P::infinity(), total = P::infinity();
     for (size_t j = overflow_.size(); j-- > 0;) {
-      if (batch_ && filled_[j]) running += point_[j];
-      if (!overflow_[j].is_infinity()) running += overflow_[j];
+      if (batch_ && filled_[j]) {
+        running += point_[j];
+        filled_[j] = 0;
+      }
+      if (!overflow_[j].is_infinity()) {
+        running += overflow_[j];
+        overflow_[j] = P::infinity();
+      }
       total += running;
     }
     return total;
@@ -291,28 +301,32 @@ ec::Xyzz<C> sum_ones(std::span<const ec::Affine<C>> bases, std::span<const uint3
   return acc;
 }
 
-// The bucket method over the scalars at positions idx; `window` forces c (0: cost model).
-template <class C>
-ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
-                      std::span<const uint32_t> idx, ThreadPool& pool, unsigned window = 0) {
+// The bucket method over m terms of at most `bits` bits: term k is scalar_at(k) times
+// point_at(k), negated where negate_at(k). `window` forces c (0: cost model).
+template <class C, class ScalarAt, class PointAt, class NegateAt>
+ec::Xyzz<C> bucket_method(size_t m, size_t bits, ScalarAt scalar_at, PointAt point_at, NegateAt negate_at,
+                          ThreadPool& pool, unsigned window) {
   using P = ec::Xyzz<C>;
-  const size_t m = idx.size();
   if (m == 0) return P::infinity();
-  constexpr size_t kBits = C::Scalar::BITS;
-  const unsigned c = window ? window : choose_window(m, kBits);
-  const size_t windows = (kBits + 1 + c - 1) / c;  // the top window's high bit is 0 (see booth_digit)
+  const unsigned c = window ? window : choose_window(m, bits);
+  const size_t windows = (bits + 1 + c - 1) / c;  // the top window's high bit is 0 (see booth_digit)
   const uint32_t half = uint32_t(1) << (c - 1);
 
+  // Each thread owns one set of buckets and claims windows until none are left.
   std::vector<P> window_sum(windows, P::infinity());
-  pool.run(windows, [&](size_t w) {
+  std::atomic<size_t> next_window{0};
+  pool.run(std::min(pool.size(), windows), [&](size_t) {
     BatchAffineBuckets<C> buckets(half, batch_size(c));
-    for (size_t k = 0; k < m; ++k) {
-      const Digit d = booth_digit(scalars[idx[k]], w, c);
-      if (d == 0) continue;
-      const auto& b = bases[idx[k]];
-      buckets.add((d >> 1) - 1, (d & 1) ? ec::Affine<C>{b.x, -b.y} : b);
+    for (size_t w; (w = next_window.fetch_add(1, std::memory_order_relaxed)) < windows;) {
+      for (size_t k = 0; k < m; ++k) {
+        const Digit d = booth_digit(scalar_at(k), w, c);
+        if (d == 0) continue;
+        const ec::Affine<C>& b = point_at(k);
+        const bool negative = ((d & 1) != 0) != negate_at(k);
+        buckets.add((d >> 1) - 1, negative ? ec::Affine<C>{b.x, -b.y} : b);
+      }
+      window_sum[w] = buckets.weighted_sum();
     }
-    window_sum[w] = buckets.weighted_sum();
   });
 
   P acc = P::infinity();
@@ -321,6 +335,48 @@ ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::
     acc += window_sum[w];
   }
   return acc;
+}
+
+// The bucket method over the full scalars at positions idx.
+template <class C>
+ec::Xyzz<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
+                      std::span<const uint32_t> idx, ThreadPool& pool, unsigned window = 0) {
+  return bucket_method<C>(
+      idx.size(), C::Scalar::BITS, [&](size_t k) -> const ff::BigInt<4>& { return scalars[idx[k]]; },
+      [&](size_t k) -> const ec::Affine<C>& { return bases[idx[k]]; }, [](size_t) { return false; }, pool, window);
+}
+
+// The same sum through the GLV split (msm/glv.hpp): 2m terms of 128 bits, term k < m
+// being k1·P and term m + k being k2·phi(P) for the point P at idx[k]. Needs phi(P)
+// for each point (one product, kept for the duration) and the split scalars.
+template <class C>
+ec::Xyzz<C> pippenger_glv(std::span<const ec::Affine<C>> bases, std::span<const ff::BigInt<4>> scalars,
+                          std::span<const uint32_t> idx, ThreadPool& pool, unsigned window = 0) {
+  using G = Glv<C>;
+  const size_t m = idx.size();
+  std::vector<ff::BigInt<2>> half_scalar(2 * m);
+  std::vector<uint8_t> negate(2 * m);
+  std::vector<ec::Affine<C>> phi(m);
+  const auto beta = G::beta();
+  const GlvLattice& lattice = G::lattice();
+  pool.parallel_for(
+      0, m,
+      [&](size_t lo, size_t hi) {
+        for (size_t k = lo; k < hi; ++k) {
+          const GlvSplit s = glv_split(scalars[idx[k]], lattice);
+          half_scalar[k] = s.k1;
+          half_scalar[m + k] = s.k2;
+          negate[k] = s.neg1;
+          negate[m + k] = s.neg2;
+          const auto& p = bases[idx[k]];
+          phi[k] = {p.x * beta, p.y};
+        }
+      },
+      1024);
+  return bucket_method<C>(
+      2 * m, G::kBits, [&](size_t k) -> const ff::BigInt<2>& { return half_scalar[k]; },
+      [&](size_t k) -> const ec::Affine<C>& { return k < m ? bases[idx[k]] : phi[k - m]; },
+      [&](size_t k) { return negate[k] != 0; }, pool, window);
 }
 
 }  // namespace detail
@@ -355,7 +411,11 @@ ec::Jacobian<C> msm(std::span<const ec::Affine<C>> bases, std::span<const ff::Bi
   std::vector<uint32_t> one_idx = concat(ones), rest_idx = concat(rest);
 
   P acc = detail::sum_ones<C>(bases, one_idx, pool);
-  acc += detail::pippenger<C>(bases, scalars, rest_idx, pool);
+  if constexpr (Glv<C>::kEnabled) {
+    acc += detail::pippenger_glv<C>(bases, scalars, rest_idx, pool);
+  } else {
+    acc += detail::pippenger<C>(bases, scalars, rest_idx, pool);
+  }
   return acc.to_jacobian();
 }
 

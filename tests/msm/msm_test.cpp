@@ -260,5 +260,73 @@ TYPED_TEST(MsmTest, EveryWindowWidthMatchesOracle) {
   }
 }
 
+
+// The GLV data: phi is multiplication by lambda on the generator, both basis vectors lie
+// in the lattice {(a, b) : a + b·lambda = 0 mod r}, and the split is congruent and below
+// 2^128 in magnitude for random and edge scalars.
+template <class C>
+class GlvTest : public ::testing::Test {};
+using GlvGroups = ::testing::Types<bn254::G1Config, bls12_381::G1Config>;
+TYPED_TEST_SUITE(GlvTest, GlvGroups);
+
+template <class Fr>
+Fr from_twos_complement(const ff::BigInt<4>& v) {
+  if ((v.limb[3] >> 63) == 0) return Fr::from_canonical(v);
+  ff::BigInt<4> mag{};
+  mag.sub_in_place(v);
+  return -Fr::from_canonical(mag);
+}
+
+TYPED_TEST(GlvTest, ConstantsMatchTheirDefinitions) {
+  using C = TypeParam;
+  using G = Glv<C>;
+  using Fr = typename C::Scalar;
+  const auto g = C::generator();
+  const ec::Affine<C> phi_g{g.x * G::beta(), g.y};
+  EXPECT_EQ(ec::Jacobian<C>::from_affine(phi_g), ec::Jacobian<C>::generator().mul(G::lambda().to_canonical()));
+  EXPECT_EQ(G::lambda() * G::lambda() * G::lambda(), Fr::one());
+  EXPECT_NE(G::lambda(), Fr::one());
+  const GlvLattice& l = G::lattice();
+  EXPECT_TRUE((from_twos_complement<Fr>(l.a1) + from_twos_complement<Fr>(l.b1) * G::lambda()).is_zero());
+  EXPECT_TRUE((from_twos_complement<Fr>(l.a2) + from_twos_complement<Fr>(l.b2) * G::lambda()).is_zero());
+}
+
+TYPED_TEST(GlvTest, SplitIsCongruentAndShort) {
+  using C = TypeParam;
+  using G = Glv<C>;
+  using Fr = typename C::Scalar;
+  std::mt19937_64 rng(33);
+  std::vector<Fr> ks = {Fr::zero(), Fr::one(), -Fr::one(), G::lambda(), -G::lambda(), Fr::from_u64(2).pow(253),
+                        Fr::from_u64(2).pow(128) - Fr::one(), Fr::from_u64(2).pow(128)};
+  for (int i = 0; i < 2000; ++i) ks.push_back(Fr::random(rng));
+  for (const Fr& k : ks) {
+    const GlvSplit s = glv_split(k.to_canonical(), G::lattice());
+    Fr k1 = Fr::from_canonical(ff::BigInt<4>{{s.k1.limb[0], s.k1.limb[1], 0, 0}});
+    Fr k2 = Fr::from_canonical(ff::BigInt<4>{{s.k2.limb[0], s.k2.limb[1], 0, 0}});
+    if (s.neg1) k1 = -k1;
+    if (s.neg2) k2 = -k2;
+    ASSERT_EQ(k1 + k2 * G::lambda(), k);
+    ASSERT_LE(s.k1.num_bits(), G::kBits);
+    ASSERT_LE(s.k2.num_bits(), G::kBits);
+  }
+}
+
+TYPED_TEST(GlvTest, GlvPippengerMatchesOracleAtEveryWidth) {
+  using C = TypeParam;
+  std::mt19937_64 rng(34);
+  ThreadPool pool(2);
+  auto b = make_bases<C>(700, rng);
+  auto s = make_scalars<typename C::Scalar>(700, Mix::kRandom, rng);
+  s[3] = (C::Scalar::zero() - C::Scalar::one()).to_canonical();
+  std::vector<uint32_t> idx(s.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = uint32_t(i);
+  const auto want = oracle(b, s);
+  for (unsigned c : {1u, 4u, 9u, 12u, 13u}) {
+    auto got = detail::pippenger_glv<C>(std::span<const ec::Affine<C>>(b.points), std::span<const ff::BigInt<4>>(s),
+                                        idx, pool, c);
+    EXPECT_EQ(got.to_jacobian(), want) << "window " << c;
+  }
+}
+
 }  // namespace
 }  // namespace cuzk::msm
