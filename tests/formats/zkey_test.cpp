@@ -142,6 +142,45 @@ TYPED_TEST(ZkeyTest, RewriteIsByteIdentical) {
   EXPECT_EQ(read_bytes(copy), read_bytes(this->path_));
 }
 
+// A key opened for one-shot proving reads the same contents, and its coefficient table
+// (a view into the mapping) iterates the entries in file order.
+TYPED_TEST(ZkeyTest, KeyNotKeptResidentReadsTheSameAndCoefficientsIterateInOrder) {
+  using C = TypeParam;
+  auto s = Synthetic<C>();
+  this->write(s);
+  ZkeyReadOptions opts;
+  opts.keep_resident = false;
+  auto z = Zkey<C>::open(this->path_, opts);
+  ASSERT_TRUE(z.is_ok()) << z.status().to_string();
+  z->done_with(z->a());
+  z->done_with_coefficients();
+  EXPECT_EQ(std::vector<ec::Affine<typename C::G1>>(z->a().begin(), z->a().end()), s.a);
+  size_t i = 0;
+  for (const auto& e : z->coefficients()) {
+    ASSERT_LT(i, s.coefs.size());
+    EXPECT_EQ(e.signal, s.coefs[i].signal);
+    EXPECT_EQ(e.value, s.coefs[i].value);
+    ++i;
+  }
+  EXPECT_EQ(i, s.coefs.size());
+  std::string copy = this->dir_.file("copy.zkey");
+  ASSERT_TRUE(write_zkey<C>(copy, z->contents()).is_ok());
+  EXPECT_EQ(read_bytes(copy), read_bytes(this->path_));
+}
+
+TYPED_TEST(ZkeyTest, WriterRejectsTwoSourcesOfCoefficients) {
+  using C = TypeParam;
+  auto s = Synthetic<C>();
+  this->write(s);
+  auto z = Zkey<C>::open(this->path_);
+  ASSERT_TRUE(z.is_ok());
+  ZkeyContents<C> both = z->contents();
+  both.coefficients = s.coefs;
+  Status st = write_zkey<C>(this->dir_.file("both.zkey"), both);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("both in-memory and stored coefficients"), std::string::npos) << st.message();
+}
+
 TYPED_TEST(ZkeyTest, PointTableBorrowsAlignedBytesAndCopiesMisalignedOnes) {
   using P = typename TypeParam::G2;
   using Point = ec::Affine<P>;
