@@ -243,23 +243,30 @@ TEST(MsmDigits, BoothDigitsRecombineToTheScalar) {
   }
 }
 
-// Every window width, batched or not, agrees with the oracle.
-TYPED_TEST(MsmTest, EveryWindowWidthMatchesOracle) {
-  using C = TypeParam;
-  std::mt19937_64 rng(32);
+// Runs a bucket method at each window width over 700 random terms (one of them r − 1)
+// and compares with the oracle.
+template <class C, class Method>
+void expect_every_width_matches_oracle(uint64_t seed, std::initializer_list<unsigned> widths, Method method) {
+  std::mt19937_64 rng(seed);
   ThreadPool pool(2);
   auto b = make_bases<C>(700, rng);
   auto s = make_scalars<typename C::Scalar>(700, Mix::kRandom, rng);
+  s[3] = (C::Scalar::zero() - C::Scalar::one()).to_canonical();
   std::vector<uint32_t> idx(s.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = uint32_t(i);
   const auto want = oracle(b, s);
-  for (unsigned c : {1u, 2u, 3u, 5u, 8u, 9u, 11u, 13u, 16u}) {
-    auto got = detail::pippenger<C>(std::span<const ec::Affine<C>>(b.points), std::span<const ff::BigInt<4>>(s), idx,
-                                    pool, c);
+  for (unsigned c : widths) {
+    auto got = method(std::span<const ec::Affine<C>>(b.points), std::span<const ff::BigInt<4>>(s),
+                      std::span<const uint32_t>(idx), pool, c);
     EXPECT_EQ(got.to_jacobian(), want) << "window " << c;
   }
 }
 
+// Every window width, batched or not, agrees with the oracle.
+TYPED_TEST(MsmTest, EveryWindowWidthMatchesOracle) {
+  expect_every_width_matches_oracle<TypeParam>(32, {1u, 2u, 3u, 5u, 8u, 9u, 11u, 13u, 16u},
+                                               detail::pippenger<TypeParam>);
+}
 
 // The GLV data: phi is multiplication by lambda on the generator, both basis vectors lie
 // in the lattice {(a, b) : a + b·lambda = 0 mod r}, and the split is congruent and below
@@ -312,20 +319,7 @@ TYPED_TEST(GlvTest, SplitIsCongruentAndShort) {
 }
 
 TYPED_TEST(GlvTest, GlvPippengerMatchesOracleAtEveryWidth) {
-  using C = TypeParam;
-  std::mt19937_64 rng(34);
-  ThreadPool pool(2);
-  auto b = make_bases<C>(700, rng);
-  auto s = make_scalars<typename C::Scalar>(700, Mix::kRandom, rng);
-  s[3] = (C::Scalar::zero() - C::Scalar::one()).to_canonical();
-  std::vector<uint32_t> idx(s.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = uint32_t(i);
-  const auto want = oracle(b, s);
-  for (unsigned c : {1u, 4u, 9u, 12u, 13u}) {
-    auto got = detail::pippenger_glv<C>(std::span<const ec::Affine<C>>(b.points), std::span<const ff::BigInt<4>>(s),
-                                        idx, pool, c);
-    EXPECT_EQ(got.to_jacobian(), want) << "window " << c;
-  }
+  expect_every_width_matches_oracle<TypeParam>(34, {1u, 4u, 9u, 12u, 13u}, detail::pippenger_glv<TypeParam>);
 }
 
 }  // namespace
