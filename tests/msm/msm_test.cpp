@@ -180,27 +180,36 @@ TYPED_TEST(MsmTest, RepeatedBasesAreHandled) {
   EXPECT_EQ(run_msm(b, s, pool), oracle(b, s));
 }
 
-// Few distinct points into few buckets: batches hit queued buckets, equal points
-// (doubling) and opposite points (cancellation) all the time.
-TYPED_TEST(MsmTest, BatchAffineBucketsHandleCollisions) {
-  using C = TypeParam;
+// Few distinct points into the buckets: batches hit queued buckets, equal points
+// (doubling) and opposite points (cancellation) all the time; a second round checks that
+// weighted_sum leaves the buckets empty for the next window.
+template <class C>
+void expect_buckets_handle_collisions(size_t buckets_n, size_t batch, size_t distinct, uint64_t seed) {
   using P = ec::Xyzz<C>;
-  std::mt19937_64 rng(28);
-  auto b = make_bases<C>(5, rng);
-  constexpr size_t kBuckets = 256;
-  detail::BatchAffineBuckets<C> buckets(kBuckets, 64);
-  std::vector<P> want(kBuckets, P::infinity());
-  for (size_t i = 0; i < 20000; ++i) {
-    uint32_t j = uint32_t(rng() % (i < 10000 ? kBuckets : 3));
-    ec::Affine<C> p = b.points[rng() % b.points.size()];
-    if (rng() & 1) p.y = -p.y;
-    buckets.add(j, p);
-    want[j] += p;
+  std::mt19937_64 rng(seed);
+  auto b = make_bases<C>(distinct, rng);
+  detail::BatchAffineBuckets<C> buckets(buckets_n, batch);
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the emptied buckets
+    std::vector<P> want(buckets_n, P::infinity());
+    for (size_t i = 0; i < 20000; ++i) {
+      uint32_t j = uint32_t(rng() % (i < 10000 ? buckets_n : 3));
+      ec::Affine<C> p = b.points[rng() % b.points.size()];
+      if (rng() & 1) p.y = -p.y;
+      buckets.add(j, p);
+      want[j] += p;
+    }
+    P expected = P::infinity(), running = P::infinity();
+    for (size_t j = buckets_n; j-- > 0;) {
+      running += want[j];
+      expected += running;
+    }
+    EXPECT_EQ(buckets.weighted_sum().to_jacobian(), expected.to_jacobian()) << buckets_n << " buckets";
   }
-  P expected = P::infinity();
-  for (size_t j = 0; j < kBuckets; ++j)
-    for (size_t t = 0; t <= j; ++t) expected += want[j];
-  EXPECT_EQ(buckets.weighted_sum().to_jacobian(), expected.to_jacobian());
+}
+
+TYPED_TEST(MsmTest, BatchAffineBucketsHandleCollisions) {
+  expect_buckets_handle_collisions<TypeParam>(256, 64, 5, 28);
+  expect_buckets_handle_collisions<TypeParam>(4096, 1024, 2, 29);
 }
 
 TEST(MsmWindow, LargeInputsUseBatchedBuckets) {
