@@ -3,12 +3,14 @@
 //
 // As supraseal does it, scalars are first sorted into three kinds: 0 (skipped), 1 (summed
 // by plain mixed additions: circom witnesses are full of bits) and the rest, which go to
-// Pippenger's bucket method with signed c-bit digits: digits lie in (-2^(c-1), 2^(c-1)],
-// so each window needs only 2^(c-1) buckets and a negative digit adds -P = (x, -y). Bucket
-// additions are batched affine additions sharing one inversion, with XYZZ buckets fed by
-// mixed additions for the cases a batch cannot take (see BatchAffineBuckets); buckets are
-// reduced by a running sum. Threads take whole windows; a window's buckets stay private to
-// the thread that owns it.
+// Pippenger's bucket method with signed (Booth) c-bit digits in [-2^(c-1), 2^(c-1)],
+// computed per window from c + 1 bits of the scalar, so each window needs only 2^(c-1)
+// buckets and a negative digit adds -P = (x, -y). On G1 (both curves) and up to
+// kGlvMaxPoints, the scalars are first split by GLV (msm/glv.hpp). Bucket additions are
+// batched affine additions sharing one inversion; a point whose bucket is already queued
+// waits for the next batch, and XYZZ overflows take the cases a batch cannot (see
+// BatchAffineBuckets); buckets are reduced by a running sum. Each thread owns one bucket
+// set and claims whole windows.
 #pragma once
 
 #include <algorithm>
