@@ -24,6 +24,7 @@
 #include "ec/points.hpp"
 #include "ff/bigint.hpp"
 #include "msm/glv.hpp"
+#include "msm/lanes.hpp"
 
 namespace cuzk::msm {
 
@@ -193,6 +194,18 @@ class BatchAffineBuckets {
   void flush() {
     const size_t n = pending_bucket_.size();
     if (n == 0) return;
+    if constexpr (lanes::kSupported<Base>) {
+      if (n >= lanes::kMinBatch && lanes_) {
+        static_assert(sizeof(A) == 2 * sizeof(Base), "lanes read affine points as (x, y) pairs");
+        lanes::batch_affine_add(&point_[0].x, pending_bucket_.data(), &pending_point_[0].x, den_.data(), n,
+                                lane_scratch_);
+        for (uint32_t j : pending_bucket_) queued_[j] = 0;
+        pending_bucket_.clear();
+        pending_point_.clear();
+        den_.clear();
+        return;
+      }
+    }
     const size_t h = (n + 1) / 2;  // chain 0: [0, h), chain 1: [h, n)
     prefix_.resize(n);
     Base acc0 = Base::one(), acc1 = Base::one();
@@ -265,6 +278,8 @@ class BatchAffineBuckets {
   std::vector<A> pending_point_;
   std::vector<Base> den_, prefix_;
   std::vector<Deferred> deferred_, retry_;
+  bool lanes_ = lanes::enabled();  // AVX-512 IFMA batches (msm/lanes.hpp)
+  std::vector<uint64_t> lane_scratch_;
 };
 
 // Signed digit d of one window packed as |d| << 1 | (d < 0); 0 means "no bucket".
