@@ -83,21 +83,32 @@ struct V {
   __m512i l[L];
 };
 
+template <int L>
+CUZK_LANES_INLINE void broadcast(V<L>& v, const std::array<uint64_t, L>& limbs) {
+  for (int j = 0; j < L; ++j) v.l[j] = _mm512_set1_epi64(int64_t(limbs[j]));
+}
+
 // The modulus and the constants the lanes need, broadcast.
 template <class F>
 struct Consts {
   static constexpr int L = Shape<F>::L;
-  V<L> p, two_p;
+  V<L> p, two_p, four_p, one;
   __m512i neg_inv, mask, last_mask;
 
   CUZK_LANES Consts() {
-    ff::BigInt<F::N> two = F::MODULUS;
-    two.add_in_place(F::MODULUS);
-    const auto p52 = limbs52<F>(F::MODULUS), two52 = limbs52<F>(two);
-    for (int j = 0; j < L; ++j) {
-      p.l[j] = _mm512_set1_epi64(int64_t(p52[j]));
-      two_p.l[j] = _mm512_set1_epi64(int64_t(two52[j]));
+    // k·p for k = 1, 2, 4, as 52-bit limbs.
+    std::array<uint64_t, L> kp = limbs52<F>(F::MODULUS);
+    V<L>* multiples[] = {&p, &two_p, &four_p};
+    for (V<L>* m : multiples) {
+      broadcast<L>(*m, kp);
+      uint64_t carry = 0;
+      for (int j = 0; j < L; ++j) {
+        const uint64_t v = (kp[j] << 1) + carry;
+        kp[j] = v & kMask52;
+        carry = v >> 52;
+      }
     }
+    broadcast<L>(one, limbs52<F>(F::one().mont()));
     neg_inv = _mm512_set1_epi64(int64_t(F::INV & kMask52));  // F::INV = −p^-1 mod 2^64
     mask = _mm512_set1_epi64(int64_t(kMask52));
     last_mask = _mm512_set1_epi64(int64_t((uint64_t(1) << Shape<F>::kLastBits) - 1));
@@ -364,6 +375,206 @@ CUZK_LANES void batch(F* bucket, const uint32_t* index, const F* point, const F*
   }
 }
 
+// ---- Bucket sums: sum_j (j+1)·bucket_j, sixteen segments of the buckets side by side ----
+
+template <int L>
+struct XyzzV {
+  V<L> x, y, zz, zzz;
+};
+
+template <int L>
+CUZK_LANES_INLINE V<L> blend(__mmask8 take, const V<L>& keep, const V<L>& with) {
+  V<L> r;
+#pragma GCC unroll 16
+  for (int j = 0; j < L; ++j) r.l[j] = _mm512_mask_blend_epi64(take, keep.l[j], with.l[j]);
+  return r;
+}
+
+// Lanes whose value (< 2p) is 0 mod p.
+template <class F>
+CUZK_LANES_INLINE __mmask8 is_zero(const V<Shape<F>::L>& v, const Consts<F>& c) {
+  const V<Shape<F>::L> r = reduce(v, c.p, c.mask);
+  __m512i any = r.l[0];
+#pragma GCC unroll 16
+  for (int j = 1; j < Shape<F>::L; ++j) any = _mm512_or_si512(any, r.l[j]);
+  return _mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512());
+}
+
+// a + k − b for a, b < 2p made < 2p again (k = 2p: the sum lies in (0, 4p)).
+template <class F>
+CUZK_LANES_INLINE V<Shape<F>::L> sub2p(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
+  return reduce(sub(a, b, c.two_p, c.mask), c.two_p, c.mask);
+}
+
+// The part of an XYZZ addition after the differences p = u2 − u1 and rr = s2 − s1:
+// x3 = rr² − p³ − 2·u1·p², y3 = rr·(u1·p² − x3) − s1·p³; returns p² and p³ for ZZ and ZZZ.
+template <class F>
+CUZK_LANES_INLINE void xyzz_finish(const V<Shape<F>::L>& p, const V<Shape<F>::L>& rr, const V<Shape<F>::L>& u1,
+                                   const V<Shape<F>::L>& s1, V<Shape<F>::L>& x3, V<Shape<F>::L>& y3,
+                                   V<Shape<F>::L>& pp, V<Shape<F>::L>& ppp, const Consts<F>& c) {
+  using Vec = V<Shape<F>::L>;
+  pp = mul<F>(p, p, c);
+  ppp = mul<F>(p, pp, c);
+  const Vec q = mul<F>(u1, pp, c);
+  // rr² + 6p − p³ − 2q lies in (0, 8p): reductions by 4p and by 2p leave it < 2p.
+  const Vec r2 = mul<F>(rr, rr, c);
+  Vec t;
+#pragma GCC unroll 16
+  for (int j = 0; j < Shape<F>::L; ++j) {
+    const __m512i plus = _mm512_add_epi64(_mm512_add_epi64(r2.l[j], c.four_p.l[j]), c.two_p.l[j]);
+    t.l[j] = _mm512_sub_epi64(_mm512_sub_epi64(plus, ppp.l[j]), _mm512_add_epi64(q.l[j], q.l[j]));
+  }
+  carry_signed(t, c.mask);
+  x3 = reduce(reduce(t, c.four_p, c.mask), c.two_p, c.mask);
+  const Vec y = mul<F>(rr, sub2p<F>(q, x3, c), c);
+  y3 = sub2p<F>(y, mul<F>(s1, ppp, c), c);
+}
+
+// r += (bx, by) on the lanes in `active` (mixed XYZZ addition, madd-2008-s). `inf` marks
+// lanes of r at infinity. Returns the lanes where r equals the point: those need a
+// doubling, which the caller does (it is rare), and are left untouched here.
+template <class F>
+CUZK_LANES_INLINE __mmask8 add_affine(XyzzV<Shape<F>::L>& r, __mmask8& inf, const V<Shape<F>::L>& bx,
+                                      const V<Shape<F>::L>& by, __mmask8 active, const Consts<F>& c) {
+  using Vec = V<Shape<F>::L>;
+  const Vec p = sub2p<F>(mul<F>(bx, r.zz, c), r.x, c);
+  const Vec rr = sub2p<F>(mul<F>(by, r.zzz, c), r.y, c);
+  const __mmask8 p0 = is_zero<F>(p, c), rr0 = is_zero<F>(rr, c);
+  Vec x3, y3, pp, ppp;
+  xyzz_finish<F>(p, rr, r.x, r.y, x3, y3, pp, ppp, c);
+  const __mmask8 finite = active & ~inf;
+  const __mmask8 fresh = active & inf, normal = finite & ~p0, cancel = finite & p0 & ~rr0;
+  r.zz = blend(fresh, blend(normal, r.zz, mul<F>(r.zz, pp, c)), c.one);
+  r.zzz = blend(fresh, blend(normal, r.zzz, mul<F>(r.zzz, ppp, c)), c.one);
+  r.x = blend(fresh, blend(normal, r.x, x3), bx);
+  r.y = blend(fresh, blend(normal, r.y, y3), by);
+  inf = __mmask8((inf & ~fresh) | cancel);
+  return finite & p0 & rr0;
+}
+
+// t += r (XYZZ addition, add-2008-s) on all lanes; infinity on either side as marked.
+// Returns the lanes where t equals r (left untouched; the caller doubles them).
+template <class F>
+CUZK_LANES_INLINE __mmask8 add_xyzz(XyzzV<Shape<F>::L>& t, __mmask8& t_inf, const XyzzV<Shape<F>::L>& r,
+                                    __mmask8 r_inf, const Consts<F>& c) {
+  using Vec = V<Shape<F>::L>;
+  const Vec u1 = mul<F>(t.x, r.zz, c), u2 = mul<F>(r.x, t.zz, c);
+  const Vec s1 = mul<F>(t.y, r.zzz, c), s2 = mul<F>(r.y, t.zzz, c);
+  const Vec p = sub2p<F>(u2, u1, c), rr = sub2p<F>(s2, s1, c);
+  const __mmask8 p0 = is_zero<F>(p, c), rr0 = is_zero<F>(rr, c);
+  Vec x3, y3, pp, ppp;
+  xyzz_finish<F>(p, rr, u1, s1, x3, y3, pp, ppp, c);
+  const __mmask8 both = __mmask8(~t_inf & ~r_inf);
+  const __mmask8 copy = t_inf & ~r_inf, normal = both & ~p0, cancel = both & p0 & ~rr0;
+  t.zz = blend(copy, blend(normal, t.zz, mul<F>(mul<F>(t.zz, r.zz, c), pp, c)), r.zz);
+  t.zzz = blend(copy, blend(normal, t.zzz, mul<F>(mul<F>(t.zzz, r.zzz, c), ppp, c)), r.zzz);
+  t.x = blend(copy, blend(normal, t.x, x3), r.x);
+  t.y = blend(copy, blend(normal, t.y, y3), r.y);
+  t_inf = __mmask8((t_inf & ~copy) | cancel);
+  return both & p0 & rr0;
+}
+
+// Lanes of an XYZZ vector as scalar points (infinity where `inf`).
+template <class C>
+CUZK_LANES_INLINE void xyzz_to_scalar(const XyzzV<Shape<typename C::Base>::L>& v, __mmask8 inf, ec::Xyzz<C> out[8]) {
+  using F = typename C::Base;
+  F x[8], y[8], zz[8], zzz[8];
+  to_scalar<F>(v.x, x);
+  to_scalar<F>(v.y, y);
+  to_scalar<F>(v.zz, zz);
+  to_scalar<F>(v.zzz, zzz);
+  for (int i = 0; i < 8; ++i) out[i] = (inf >> i) & 1 ? ec::Xyzz<C>::infinity() : ec::Xyzz<C>{x[i], y[i], zz[i], zzz[i]};
+}
+
+template <class C>
+CUZK_LANES_INLINE XyzzV<Shape<typename C::Base>::L> xyzz_from_scalar(const ec::Xyzz<C> in[8], const Consts<typename C::Base>& c) {
+  using F = typename C::Base;
+  static_assert(sizeof(ec::Xyzz<C>) == 4 * sizeof(F));
+  const F* base = &in[0].x;
+  const __m512i at = _mm512_set_epi64(7 * 4 * F::N, 6 * 4 * F::N, 5 * 4 * F::N, 4 * 4 * F::N, 3 * 4 * F::N, 2 * 4 * F::N,
+                                      4 * F::N, 0);
+  const F one = F::one();
+  XyzzV<Shape<F>::L> v;
+  v.x = gather<F>(base, at, 0xff, one, c);
+  v.y = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(F::N)), 0xff, one, c);
+  v.zz = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(2 * F::N)), 0xff, one, c);
+  v.zzz = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(3 * F::N)), 0xff, one, c);
+  return v;
+}
+
+// Doubles the lanes in `lanes` of v through the scalar code (equal summands: rare).
+template <class C>
+CUZK_LANES_INLINE void double_lanes(XyzzV<Shape<typename C::Base>::L>& v, __mmask8 inf, __mmask8 lanes,
+                                    const Consts<typename C::Base>& c) {
+  ec::Xyzz<C> s[8];
+  xyzz_to_scalar<C>(v, inf, s);
+  for (int i = 0; i < 8; ++i)
+    if ((lanes >> i) & 1) s[i] = s[i].dbl();
+  v = xyzz_from_scalar<C>(s, c);
+}
+
+constexpr size_t kSumGroups = 2;  // vectors of eight segments each
+
+template <class C>
+CUZK_LANES ec::Xyzz<C> bucket_sum(const ec::Affine<C>* bucket, const uint8_t* filled, size_t count) {
+  using F = typename C::Base;
+  using P = ec::Xyzz<C>;
+  constexpr int L = Shape<F>::L;
+  constexpr size_t kSegments = 8 * kSumGroups;
+  static const Consts<F> c;
+  const size_t seg_len = (count + kSegments - 1) / kSegments;  // segment s: buckets [s·seg_len, ...)
+  const F one = F::one();
+  const F* base = &bucket[0].x;
+  constexpr int64_t kPair = 2 * F::N;
+
+  XyzzV<L> running[kSumGroups], total[kSumGroups];
+  __mmask8 running_inf[kSumGroups], total_inf[kSumGroups];
+  for (size_t g = 0; g < kSumGroups; ++g) {
+    running[g].x = running[g].y = running[g].zz = running[g].zzz = c.one;
+    total[g] = running[g];
+    running_inf[g] = total_inf[g] = 0xff;
+  }
+  for (size_t k = seg_len; k-- > 0;) {
+#pragma GCC unroll 4
+    for (size_t g = 0; g < kSumGroups; ++g) {
+      alignas(64) int64_t at[8] = {};
+      __mmask8 active = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        const size_t j = (8 * g + i) * seg_len + k;
+        if (j < count && filled[j]) {
+          active |= __mmask8(1u << i);
+          at[i] = int64_t(j) * kPair;
+        }
+      }
+      if (active) {
+        const __m512i off = _mm512_load_si512(at);
+        const V<L> bx = gather<F>(base, off, active, one, c);
+        const V<L> by = gather<F>(base, _mm512_add_epi64(off, _mm512_set1_epi64(F::N)), active, one, c);
+        const __mmask8 dbl = add_affine<F>(running[g], running_inf[g], bx, by, active, c);
+        if (dbl) double_lanes<C>(running[g], running_inf[g], dbl, c);
+      }
+      const __mmask8 dbl = add_xyzz<F>(total[g], total_inf[g], running[g], running_inf[g], c);
+      if (dbl) double_lanes<C>(total[g], total_inf[g], dbl, c);
+    }
+  }
+
+  // Segment s's running sum R_s and total T_s = sum over its buckets of (j − s·seg_len + 1)·B_j;
+  // the whole sum is sum_s T_s + seg_len·sum_s s·R_s, the last by a running sum over s.
+  P r[kSegments], t[kSegments];
+  for (size_t g = 0; g < kSumGroups; ++g) {
+    xyzz_to_scalar<C>(running[g], running_inf[g], r + 8 * g);
+    xyzz_to_scalar<C>(total[g], total_inf[g], t + 8 * g);
+  }
+  P sum = P::infinity(), acc = P::infinity(), weighted = P::infinity();
+  for (size_t s = kSegments; s-- > 0;) {
+    sum += t[s];
+    if (s == 0) break;
+    acc += r[s];
+    weighted += acc;
+  }
+  return sum + weighted.mul(ff::BigInt<1>{{uint64_t(seg_len)}});
+}
+
 }  // namespace
 
 template <class F>
@@ -373,6 +584,16 @@ void batch_affine_add(F* bucket, const uint32_t* index, const F* point, const F*
   batch<F>(bucket, index, point, den, n, scratch);
 }
 
+template <class C>
+ec::Xyzz<C> weighted_bucket_sum(const ec::Affine<C>* bucket, const uint8_t* filled, size_t count) {
+  if (count == 0) return ec::Xyzz<C>::infinity();
+  return bucket_sum<C>(bucket, filled, count);
+}
+
+template ec::Xyzz<bn254::G1Config> weighted_bucket_sum<bn254::G1Config>(const ec::Affine<bn254::G1Config>*,
+                                                                       const uint8_t*, size_t);
+template ec::Xyzz<bls12_381::G1Config> weighted_bucket_sum<bls12_381::G1Config>(
+    const ec::Affine<bls12_381::G1Config>*, const uint8_t*, size_t);
 template void batch_affine_add<bn254::Fq>(bn254::Fq*, const uint32_t*, const bn254::Fq*, const bn254::Fq*, size_t,
                                           std::vector<uint64_t>&);
 template void batch_affine_add<bls12_381::Fq>(bls12_381::Fq*, const uint32_t*, const bls12_381::Fq*,

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ec/xyzz.hpp"
 #include "ff/fields.hpp"
 
 namespace cuzk::msm::lanes {
@@ -44,5 +45,11 @@ inline constexpr size_t kMinBatch = 64;
 template <class F>
 void batch_affine_add(F* bucket, const uint32_t* index, const F* point, const F* den, size_t n,
                       std::vector<uint64_t>& scratch);
+
+// sum_j (j+1)·bucket_j over the affine buckets j < count with filled[j] != 0 (the others
+// are empty), for G1 of either curve: sixteen segments of the buckets run their running
+// sums side by side in lanes (XYZZ additions), then combine. Call only when enabled().
+template <class C>
+ec::Xyzz<C> weighted_bucket_sum(const ec::Affine<C>* bucket, const uint8_t* filled, size_t count);
 
 }  // namespace cuzk::msm::lanes

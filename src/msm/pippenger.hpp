@@ -87,7 +87,7 @@ class BatchAffineBuckets {
   using Base = typename C::Base;
 
   BatchAffineBuckets(size_t buckets, size_t batch)
-      : batch_(batch), point_(batch ? buckets : 0), filled_(batch ? buckets : 0, 0), queued_(batch ? buckets : 0, 0),
+      : batch_(batch), capacity_(batch), point_(batch ? buckets : 0), filled_(batch ? buckets : 0, 0), queued_(batch ? buckets : 0, 0),
         overflow_(buckets, P::infinity()) {
     pending_bucket_.reserve(batch);
     pending_point_.reserve(batch);
@@ -96,6 +96,10 @@ class BatchAffineBuckets {
     deferred_.reserve(batch);
     retry_.reserve(batch);
   }
+
+  // Batches of `batch` from now on (at most the constructor's; 0: every addition goes to
+  // the XYZZ overflow). Only between windows, when the buckets are empty.
+  void set_batch(size_t batch) { batch_ = std::min(batch, capacity_); }
 
   void add(uint32_t j, const A& p) {
     place(j, p);
@@ -107,6 +111,13 @@ class BatchAffineBuckets {
   // faulted in once per thread, not once per window).
   P weighted_sum() {
     drain();
+    if constexpr (lanes::kSupported<Base>) {
+      if (lanes_ && batch_ != 0) {
+        P total = lanes::weighted_bucket_sum<C>(point_.data(), filled_.data(), filled_.size());
+        std::fill(filled_.begin(), filled_.end(), uint8_t(0));
+        return total + sparse_overflow_sum();
+      }
+    }
     P running = P::infinity(), total = P::infinity();
     for (size_t j = overflow_.size(); j-- > 0;) {
       if (batch_ && filled_[j]) {
@@ -127,6 +138,33 @@ class BatchAffineBuckets {
     uint32_t bucket;
     A point;
   };
+  // sum_j (j+1)·overflow_j, emptying them. Overflows are few when batching is on, so the
+  // running sum skips the empty ones: between two non-empty buckets it is constant, and
+  // is added once, times the gap.
+  P sparse_overflow_sum() {
+    P running = P::infinity(), total = P::infinity();
+    size_t above = 0;  // the last non-empty bucket seen, plus one (0: none yet)
+    for (size_t j = overflow_.size(); j-- > 0;) {
+      if (overflow_[j].is_infinity()) continue;
+      if (above != 0) total += times(running, above - 1 - j);
+      running += overflow_[j];
+      overflow_[j] = P::infinity();
+      above = j + 1;
+    }
+    if (above != 0) total += times(running, above);
+    return total;
+  }
+
+  // k·p for a small k >= 1, by doubling and adding from the top bit.
+  static P times(const P& p, size_t k) {
+    P r = p;
+    for (int bit = 62 - __builtin_clzll(uint64_t(k)); bit >= 0; --bit) {
+      r = r.dbl();
+      if ((k >> bit) & 1) r += p;
+    }
+    return r;
+  }
+
   // Below this many deferred points a last batch is not worth its inversion.
   static constexpr size_t kMinFinalBatch = 32;
 
@@ -270,7 +308,7 @@ class BatchAffineBuckets {
     queued_[j] = 0;
   }
 
-  size_t batch_;
+  size_t batch_, capacity_;
   std::vector<A> point_;
   std::vector<uint8_t> filled_, queued_;
   std::vector<P> overflow_;
@@ -285,20 +323,38 @@ class BatchAffineBuckets {
 // Signed digit d of one window packed as |d| << 1 | (d < 0); 0 means "no bucket".
 using Digit = uint32_t;
 
-// Digit w of k's signed (Booth) recoding in base 2^c: d_w = v_w + b_{wc-1} − 2^c·b_{wc+c-1},
-// with v_w = bits [wc, wc + c) of k and b_i bit i (b_{-1} = 0). The sum of d_w·2^(wc)
-// telescopes back to k as long as the top window's high bit is 0, so ceil((bits + 1)/c)
-// windows suffice; each d_w lies in [−2^(c−1), 2^(c−1)] and, unlike a carry-propagating
-// recoding, depends only on c + 1 bits of k: every window computes its own digits and no
-// table of digits is stored.
+// How the bits + 1 bits of a scalar (one more than its width: see booth_digit) split into
+// windows of at most c bits: ceil((bits + 1)/c) windows whose widths differ by at most one
+// (the wider ones first), so no window is left with only a few bits. A narrow top window
+// would send every point into a handful of buckets, where batches cannot fill.
+struct WindowLayout {
+  size_t windows;
+  unsigned narrow;  // the width of the narrower windows
+  size_t wide;      // how many windows (the lowest) are one bit wider
+
+  WindowLayout(size_t bits, unsigned c) {
+    windows = (bits + 1 + c - 1) / c;
+    narrow = unsigned((bits + 1) / windows);
+    wide = (bits + 1) % windows;
+  }
+  unsigned width(size_t w) const { return narrow + (w < wide ? 1 : 0); }
+  size_t offset(size_t w) const { return w * narrow + std::min(w, wide); }
+};
+
+// The signed (Booth) digit of k for the window of `width` bits at bit `lo`:
+// d = v + b_{lo-1} − 2^width·b_{lo+width-1}, with v = bits [lo, lo + width) of k and b_i
+// bit i (b_{-1} = 0). Over windows that tile the bits, the sum of d·2^lo telescopes back
+// to k as long as the top window's high bit is 0 (so bits + 1 bits are tiled). Each d
+// lies in [−2^(width−1), 2^(width−1)] and, unlike a carry-propagating recoding, depends
+// only on width + 1 bits of k: every window computes its own digits and no table of
+// digits is stored.
 template <size_t N>
-inline Digit booth_digit(const ff::BigInt<N>& k, size_t w, unsigned c) {
-  const size_t lo = w * c;
-  uint32_t v = bits_at(k, lo, c);
+inline Digit booth_digit(const ff::BigInt<N>& k, size_t lo, unsigned width) {
+  uint32_t v = bits_at(k, lo, width);
   const uint32_t below = lo == 0 ? 0 : bits_at(k, lo - 1, 1);
-  const uint32_t top = v >> (c - 1);
+  const uint32_t top = v >> (width - 1);
   v += below;
-  if (top) return v == (uint32_t(1) << c) ? 0 : (((uint32_t(1) << c) - v) << 1 | 1);
+  if (top) return v == (uint32_t(1) << width) ? 0 : (((uint32_t(1) << width) - v) << 1 | 1);
   return v << 1;
 }
 
@@ -326,17 +382,20 @@ ec::Xyzz<C> bucket_method(size_t m, size_t bits, ScalarAt scalar_at, PointAt poi
   using P = ec::Xyzz<C>;
   if (m == 0) return P::infinity();
   const unsigned c = window ? window : choose_window(m, bits);
-  const size_t windows = (bits + 1 + c - 1) / c;  // the top window's high bit is 0 (see booth_digit)
-  const uint32_t half = uint32_t(1) << (c - 1);
+  const WindowLayout layout(bits, c);
+  const unsigned widest = layout.width(0);
 
   // Each thread owns one set of buckets and claims windows until none are left.
-  std::vector<P> window_sum(windows, P::infinity());
+  std::vector<P> window_sum(layout.windows, P::infinity());
   std::atomic<size_t> next_window{0};
-  pool.run(std::min(pool.size(), windows), [&](size_t) {
-    BatchAffineBuckets<C> buckets(half, batch_size(c));
-    for (size_t w; (w = next_window.fetch_add(1, std::memory_order_relaxed)) < windows;) {
+  pool.run(std::min(pool.size(), layout.windows), [&](size_t) {
+    BatchAffineBuckets<C> buckets(size_t(1) << (widest - 1), batch_size(widest));
+    for (size_t w; (w = next_window.fetch_add(1, std::memory_order_relaxed)) < layout.windows;) {
+      const size_t lo = layout.offset(w);
+      const unsigned width = layout.width(w);
+      buckets.set_batch(batch_size(width));
       for (size_t k = 0; k < m; ++k) {
-        const Digit d = booth_digit(scalar_at(k), w, c);
+        const Digit d = booth_digit(scalar_at(k), lo, width);
         if (d == 0) continue;
         const ec::Affine<C>& b = point_at(k);
         const bool negative = ((d & 1) != 0) != negate_at(k);
@@ -347,8 +406,8 @@ ec::Xyzz<C> bucket_method(size_t m, size_t bits, ScalarAt scalar_at, PointAt poi
   });
 
   P acc = P::infinity();
-  for (size_t w = windows; w-- > 0;) {
-    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+  for (size_t w = layout.windows; w-- > 0;) {
+    for (unsigned i = 0; i < layout.width(w); ++i) acc = acc.dbl();
     acc += window_sum[w];
   }
   return acc;

@@ -236,16 +236,18 @@ TEST(MsmDigits, BoothDigitsRecombineToTheScalar) {
   alternating.limb[3] &= 0x0fffffffffffffffull;  // < r
   ks.push_back(alternating);
   for (unsigned c = 1; c <= 20; ++c) {
-    const size_t windows = (Fr::BITS + 1 + c - 1) / c;
+    const detail::WindowLayout layout(Fr::BITS, c);
+    ASSERT_EQ(layout.offset(layout.windows - 1) + layout.width(layout.windows - 1), Fr::BITS + 1) << "c=" << c;
+    ASSERT_LE(layout.width(0), c);
+    ASSERT_GE(layout.width(layout.windows - 1) + 1, layout.width(0));
     for (const auto& k : ks) {
-      Fr acc = Fr::zero(), base = Fr::one();
-      const Fr step = Fr::from_u64(uint64_t(1) << c);
-      for (size_t w = 0; w < windows; ++w) {
-        const detail::Digit d = detail::booth_digit(k, w, c);
-        ASSERT_LE(d >> 1, uint32_t(1) << (c - 1)) << "c=" << c << " w=" << w;
-        const Fr mag = Fr::from_u64(d >> 1) * base;
+      Fr acc = Fr::zero();
+      for (size_t w = 0; w < layout.windows; ++w) {
+        const unsigned width = layout.width(w);
+        const detail::Digit d = detail::booth_digit(k, layout.offset(w), width);
+        ASSERT_LE(d >> 1, uint32_t(1) << (width - 1)) << "c=" << c << " w=" << w;
+        const Fr mag = Fr::from_u64(d >> 1) * Fr::from_u64(2).pow(layout.offset(w));
         acc = (d & 1) ? acc - mag : acc + mag;
-        base = base * step;
       }
       ASSERT_EQ(acc, Fr::from_canonical(k)) << "c=" << c;
     }
