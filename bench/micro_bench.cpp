@@ -7,6 +7,7 @@
 
 #include "ec/points.hpp"
 #include "ff/fields.hpp"
+#include "ff/inverse.hpp"
 #include "pairing/pairing.hpp"
 
 namespace cuzk {
@@ -26,6 +27,28 @@ void field_mul(benchmark::State& state) {
     // Feeding the product back in keeps each multiplication dependent on the last,
     // so this measures latency rather than how many independent products overlap.
     a = a * b;
+    benchmark::DoNotOptimize(a);
+  }
+}
+
+// Fermat (x^(p-2)) against safegcd. Adding b between inversions keeps the inputs varied,
+// which matters to the variable-time one, and the chain dependent as in field_mul.
+template <class F>
+void field_inverse_fermat(benchmark::State& state) {
+  F a = F::random(rng());
+  F b = F::random(rng());
+  for (auto _ : state) {
+    a = a.inverse() + b;
+    benchmark::DoNotOptimize(a);
+  }
+}
+
+template <class F>
+void field_inverse_vartime(benchmark::State& state) {
+  F a = F::random(rng());
+  F b = F::random(rng());
+  for (auto _ : state) {
+    a = ff::inverse_vartime(a) + b;
     benchmark::DoNotOptimize(a);
   }
 }
@@ -67,6 +90,8 @@ void register_curve() {
   const std::string c = Curve::NAME;
   benchmark::RegisterBenchmark((c + "/Fr_mul").c_str(), field_mul<typename Curve::Fr>);
   benchmark::RegisterBenchmark((c + "/Fq_mul").c_str(), field_mul<typename Curve::Fq>);
+  benchmark::RegisterBenchmark((c + "/Fq_inverse").c_str(), field_inverse_fermat<typename Curve::Fq>);
+  benchmark::RegisterBenchmark((c + "/Fq_inverse_vartime").c_str(), field_inverse_vartime<typename Curve::Fq>);
   benchmark::RegisterBenchmark((c + "/G1_mixed_add").c_str(), mixed_add<typename Curve::G1>);
   benchmark::RegisterBenchmark((c + "/G2_mixed_add").c_str(), mixed_add<typename Curve::G2>);
   benchmark::RegisterBenchmark((c + "/G1_scalar_mul").c_str(), scalar_mul<typename Curve::G1>);
