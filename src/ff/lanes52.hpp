@@ -3,7 +3,7 @@
 //
 // Include only from .cpp files: every function here is compiled for AVX-512 F + IFMA by
 // its own target attribute, so the rest of the program stays portable, and callers must
-// check at run time that the CPU has the feature (cpu_has_ifma) before calling any.
+// check ff::lanes::enabled() (ff/cpu_lanes.hpp) before calling any.
 //
 // Layout: L limbs of 52 bits, limb j of eight field elements in one register (L = 5 for a
 // 256-bit Fp, 8 for a 384-bit one). Values are Fp's own Montgomery form (R = 2^(64N)):
@@ -23,18 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ff/cpu_lanes.hpp"
 #include "ff/fp.hpp"
 
 namespace cuzk::ff::lanes52 {
-
-// Whether this CPU has AVX-512 F and IFMA (checked once).
-inline bool cpu_has_ifma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-  }();
-  return has;
-}
 
 #define CUZK_LANES __attribute__((target("avx512f,avx512ifma")))
 #define CUZK_LANES_INLINE __attribute__((target("avx512f,avx512ifma"), always_inline)) inline

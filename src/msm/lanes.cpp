@@ -4,37 +4,11 @@
 #include "msm/lanes.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 
 #include "ff/lanes52.hpp"
 
 namespace cuzk::msm::lanes {
-
-namespace {
-
-std::atomic<int> g_enabled{-1};  // -1: not decided yet
-
-bool env_off() {
-  const char* v = std::getenv("CUZK_CPU_LANES");
-  return v != nullptr && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
-}
-
-}  // namespace
-
-bool cpu_supported() { return ff::lanes52::cpu_has_ifma(); }
-
-bool enabled() {
-  int e = g_enabled.load(std::memory_order_relaxed);
-  if (e < 0) {
-    e = cpu_supported() && !env_off() ? 1 : 0;
-    g_enabled.store(e, std::memory_order_relaxed);
-  }
-  return e == 1;
-}
-
-void set_enabled(bool on) { g_enabled.store(on && cpu_supported() ? 1 : 0, std::memory_order_relaxed); }
 
 namespace {
 

@@ -19,17 +19,15 @@
 #include <vector>
 
 #include "ec/xyzz.hpp"
+#include "ff/cpu_lanes.hpp"
 #include "ff/fields.hpp"
 
 namespace cuzk::msm::lanes {
 
-// Whether batch_affine_add runs (the CPU has AVX-512 F and IFMA, and it has not been
-// turned off by set_enabled(false) or CUZK_CPU_LANES=off in the environment).
-bool enabled();
-// For tests and benchmarks; turning it on has no effect where the CPU lacks the feature.
-void set_enabled(bool on);
-// Whether this CPU could run it at all.
-bool cpu_supported();
+// The switch (CPU support, set_enabled, CUZK_CPU_LANES=off) is ff/cpu_lanes.hpp's.
+using ff::lanes::cpu_supported;
+using ff::lanes::enabled;
+using ff::lanes::set_enabled;
 
 // The base fields the lanes are written for.
 template <class F>
