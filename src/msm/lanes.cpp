@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ff/inverse.hpp"
 #include "ff/lanes52.hpp"
 
 namespace cuzk::msm::lanes {
@@ -54,9 +55,19 @@ CUZK_LANES void batch(F* bucket, const uint32_t* index, const F* point, const F*
   }
 
   // One inversion for all lanes of all chains.
-  F last[kChains * 8], tmp[kChains * 8];
+  F last[kChains * 8], before[kChains * 8];
   for (size_t ch = 0; ch < kChains; ++ch) to_scalar<F>(acc[ch], last + 8 * ch);
-  F::batch_inverse(last, kChains * 8, tmp);
+  F prod = F::one();
+  for (size_t i = 0; i < kChains * 8; ++i) {
+    before[i] = prod;
+    prod = prod * last[i];
+  }
+  F inv_all = ff::inverse_vartime(prod);  // public data: the variable-time inversion is fine
+  for (size_t i = kChains * 8; i-- > 0;) {
+    const F inv_i = inv_all * before[i];
+    inv_all = inv_all * last[i];
+    last[i] = inv_i;
+  }
   Vec inv[kChains];
   for (size_t ch = 0; ch < kChains; ++ch) inv[ch] = gather<F>(last + 8 * ch, lane_offsets<F>(), 0xff, one, c);
 
