@@ -15,6 +15,7 @@
 
 #include "ff/bigint.hpp"
 #include "ff/fp.hpp"
+#include "ff/fp2.hpp"
 
 namespace cuzk::ff {
 
@@ -240,6 +241,12 @@ F inverse_vartime(const F& x) {
   constexpr typename F::Int r3 = detail::mul_pow2_mod(F::R2, F::MODULUS, 64 * F::N);
   constexpr uint64_t p_inv = 0 - F::INV;  // F::INV is -p^-1 mod 2^64
   return F::from_mont(detail::modinv_vartime(x.mont(), F::MODULUS, p_inv)) * F::from_mont(r3);
+}
+
+// The same for Fp2: 1/x = conj(x)/norm(x), one base-field inversion.
+template <class Cfg>
+Fp2<Cfg> inverse_vartime(const Fp2<Cfg>& x) {
+  return x.conjugate().mul_by_base(inverse_vartime(x.norm()));
 }
 
 }  // namespace cuzk::ff

@@ -44,19 +44,6 @@ inline uint32_t bits_at(const ff::BigInt<N>& k, size_t offset, unsigned width) {
 inline bool is_zero4(const ff::BigInt<4>& k) { return (k.limb[0] | k.limb[1] | k.limb[2] | k.limb[3]) == 0; }
 inline bool is_one4(const ff::BigInt<4>& k) { return k.limb[0] == 1 && (k.limb[1] | k.limb[2] | k.limb[3]) == 0; }
 
-// 1/x for public data (the bucket batches): the variable-time inversion, through the
-// norm for Fq2 (1/x = conj(x)/norm(x)).
-template <class F>
-F inverse_public(const F& x) {
-  if constexpr (requires { x.norm(); }) {
-    const auto t = ff::inverse_vartime(x.norm());
-    const F c = x.conjugate();
-    return F{c.c0 * t, c.c1 * t};
-  } else {
-    return ff::inverse_vartime(x);
-  }
-}
-
 // Affine additions batched per bucket array before one shared inversion; 0 disables
 // batching (small windows: too few buckets to fill a batch without collisions).
 inline size_t batch_size(unsigned c) {
@@ -269,7 +256,7 @@ class BatchAffineBuckets {
         acc1 = acc1 * den_[h + i];
       }
     }
-    const Base inv_both = inverse_public(acc0 * acc1);
+    const Base inv_both = ff::inverse_vartime(acc0 * acc1);  // public data
     Base inv0 = inv_both * acc1, inv1 = inv_both * acc0;
     size_t i = h;
     if (n % 2 == 1) apply(--i, inv0);  // chain 0 is one longer: its last element alone

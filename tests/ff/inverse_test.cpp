@@ -147,5 +147,30 @@ TYPED_TEST(InverseVartime, PlainInverseIsReducedOnEdgeAndRandomValues) {
   }
 }
 
+// Fp2 goes through the norm: equal to the Fermat-based Fp2::inverse on random elements,
+// on elements of the base field and of the imaginary axis, and 0 for 0.
+template <class E>
+void expect_fp2_inverse_matches(uint64_t seed) {
+  using Fq = typename E::Fq;
+  std::mt19937_64 rng(seed);
+  std::vector<E> xs = {E::zero(), E::one(), E(Fq::zero(), Fq::one()), E(-Fq::one(), Fq::one())};
+  for (int i = 0; i < 500; ++i) {
+    xs.push_back(E(Fq::random(rng), Fq::random(rng)));
+    xs.push_back(E(Fq::random(rng), Fq::zero()));
+    xs.push_back(E(Fq::zero(), Fq::random(rng)));
+  }
+  for (const E& x : xs) {
+    ASSERT_EQ(inverse_vartime(x), x.inverse());
+    if (!x.is_zero()) {
+      ASSERT_TRUE((x * inverse_vartime(x)).is_one());
+    }
+  }
+}
+
+TEST(InverseVartimeFp2, MatchesFermatOnBothCurves) {
+  expect_fp2_inverse_matches<bn254::Fq2>(0xf2);
+  expect_fp2_inverse_matches<bls12_381::Fq2>(0xf3);
+}
+
 }  // namespace
 }  // namespace cuzk::ff
