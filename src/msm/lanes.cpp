@@ -15,61 +15,170 @@ namespace {
 
 using namespace ff::lanes52;
 
+// ---- Elements of Fp or Fp2 in lanes: K parts (1 or 2) of L limbs ----
+
+template <class E>
+struct Elem {
+  using F = E;
+  static constexpr int K = 1;
+};
+template <class Cfg>
+struct Elem<ff::Fp2<Cfg>> {
+  using F = typename Cfg::Fq;
+  static constexpr int K = 2;  // c0 + c1·u with u² = −1 (both curves' Fq2)
+};
+
+template <int L, int K>
+struct W {
+  V<L> part[K];
+};
+
+template <class E>
+using LanesOf = W<Shape<typename Elem<E>::F>::L, Elem<E>::K>;
+
+// Part-wise a + k − b, a + k − b − d and conditional subtraction of k.
+template <int L, int K>
+CUZK_LANES_INLINE W<L, K> sub(const W<L, K>& a, const W<L, K>& b, const V<L>& k, __m512i mask) {
+  W<L, K> r;
+  for (int i = 0; i < K; ++i) r.part[i] = sub(a.part[i], b.part[i], k, mask);
+  return r;
+}
+template <int L, int K>
+CUZK_LANES_INLINE W<L, K> sub2(const W<L, K>& a, const W<L, K>& b, const W<L, K>& d, const V<L>& k, __m512i mask) {
+  W<L, K> r;
+  for (int i = 0; i < K; ++i) r.part[i] = sub2(a.part[i], b.part[i], d.part[i], k, mask);
+  return r;
+}
+template <int L, int K>
+CUZK_LANES_INLINE W<L, K> reduce(const W<L, K>& v, const V<L>& k, __m512i mask) {
+  W<L, K> r;
+  for (int i = 0; i < K; ++i) r.part[i] = reduce(v.part[i], k, mask);
+  return r;
+}
+
+// The product, below 2p part-wise for parts below 2p. For Fp2 the schoolbook form
+// (four base products) keeps every operand below 2p without reducing sums first.
+template <class E>
+CUZK_LANES_INLINE LanesOf<E> mul_e(const LanesOf<E>& a, const LanesOf<E>& b, const Consts<typename Elem<E>::F>& c) {
+  using F = typename Elem<E>::F;
+  LanesOf<E> r;
+  if constexpr (Elem<E>::K == 1) {
+    r.part[0] = mul<F>(a.part[0], b.part[0], c);
+  } else {
+    const auto t00 = mul<F>(a.part[0], b.part[0], c), t11 = mul<F>(a.part[1], b.part[1], c);
+    const auto t01 = mul<F>(a.part[0], b.part[1], c), t10 = mul<F>(a.part[1], b.part[0], c);
+    r.part[0] = reduce(sub(t00, t11, c.two_p, c.mask), c.two_p, c.mask);  // (0, 4p) -> below 2p
+    auto sum = t01;
+    for (int j = 0; j < Shape<F>::L; ++j) sum.l[j] = _mm512_add_epi64(t01.l[j], t10.l[j]);
+    carry_signed(sum, c.mask);
+    r.part[1] = reduce(sum, c.two_p, c.mask);  // [0, 4p) -> below 2p
+  }
+  return r;
+}
+
+// Eight elements at qword offsets idx (part i at + i·N); lanes outside `live` get `fill`.
+template <class E>
+CUZK_LANES_INLINE LanesOf<E> gather_e(const E* base, __m512i idx, __mmask8 live, const E& fill,
+                                      const Consts<typename Elem<E>::F>& c) {
+  using F = typename Elem<E>::F;
+  const F* parts = reinterpret_cast<const F*>(base);
+  const F* fills = reinterpret_cast<const F*>(&fill);
+  LanesOf<E> r;
+  for (int i = 0; i < Elem<E>::K; ++i)
+    r.part[i] = gather<F>(parts, _mm512_add_epi64(idx, _mm512_set1_epi64(int64_t(i) * F::N)), live, fills[i], c);
+  return r;
+}
+
+template <class E>
+CUZK_LANES_INLINE void scatter_e(E* base, __m512i idx, __mmask8 live, const LanesOf<E>& v) {
+  using F = typename Elem<E>::F;
+  F* parts = reinterpret_cast<F*>(base);
+  for (int i = 0; i < Elem<E>::K; ++i)
+    scatter<F>(parts, _mm512_add_epi64(idx, _mm512_set1_epi64(int64_t(i) * F::N)), live, v.part[i]);
+}
+
+template <class E>
+CUZK_LANES_INLINE void store_e(uint64_t* at, const LanesOf<E>& v) {
+  using F = typename Elem<E>::F;
+  for (int i = 0; i < Elem<E>::K; ++i) store<F>(at + 8 * Shape<F>::L * i, v.part[i]);
+}
+
+template <class E>
+CUZK_LANES_INLINE LanesOf<E> load_e(const uint64_t* at) {
+  using F = typename Elem<E>::F;
+  LanesOf<E> v;
+  for (int i = 0; i < Elem<E>::K; ++i) v.part[i] = load<F>(at + 8 * Shape<F>::L * i);
+  return v;
+}
+
+template <class E>
+CUZK_LANES_INLINE void to_scalar_e(const LanesOf<E>& v, E out[8]) {
+  using F = typename Elem<E>::F;
+  static_assert(sizeof(E) == Elem<E>::K * sizeof(F));
+  F parts[Elem<E>::K][8];
+  for (int i = 0; i < Elem<E>::K; ++i) to_scalar<F>(v.part[i], parts[i]);
+  for (int lane = 0; lane < 8; ++lane) {
+    F* o = reinterpret_cast<F*>(&out[lane]);
+    for (int i = 0; i < Elem<E>::K; ++i) o[i] = parts[i][lane];
+  }
+}
+
 // Chains run side by side: each is serial (every product needs the previous one), and a
 // lane product's latency is about twice its throughput.
 constexpr size_t kChains = 2;
 
-template <class F>
-CUZK_LANES void batch(F* bucket, const uint32_t* index, const F* point, const F* den, size_t n,
+template <class E>
+CUZK_LANES void batch(E* bucket, const uint32_t* index, const E* point, const E* den, size_t n,
                       std::vector<uint64_t>& scratch) {
-  constexpr int N = Shape<F>::N, L = Shape<F>::L;
-  using Vec = V<L>;
+  using F = typename Elem<E>::F;
+  constexpr int64_t kQ = int64_t(sizeof(E) / 8);  // qwords per element
+  using Vec = LanesOf<E>;
   static const Consts<F> c;
-  const size_t groups = (n + 7) / 8;                    // eight additions each
+  const size_t groups = (n + 7) / 8;                          // eight additions each
   const size_t per_chain = (groups + kChains - 1) / kChains;  // chain g: groups [g·per_chain, ...)
-  const size_t stride = size_t(8) * L;                  // qwords per stored group value
+  const size_t stride = sizeof(Vec) / 8;                      // qwords per stored group value
   scratch.resize(2 * groups * stride);
-  uint64_t* prefix = scratch.data();                 // product of the chain's denominators before the group
+  uint64_t* prefix = scratch.data();                  // product of the chain's denominators before the group
   uint64_t* dens = scratch.data() + groups * stride;  // the group's denominators, 52-bit limbs
-  const F one = F::one();
-  constexpr int64_t kPair = 2 * N;  // qwords per affine point
-  const __m512i pair_offsets = _mm512_set_epi64(7 * kPair, 6 * kPair, 5 * kPair, 4 * kPair, 3 * kPair, 2 * kPair, kPair, 0);
+  const E one = E::one();
+  const __m512i elem_offsets = _mm512_set_epi64(7 * kQ, 6 * kQ, 5 * kQ, 4 * kQ, 3 * kQ, 2 * kQ, kQ, 0);
+  const __m512i pair_offsets = _mm512_add_epi64(elem_offsets, elem_offsets);  // affine points: (x, y) pairs
   auto live_lanes = [&](size_t g) -> __mmask8 {
     const size_t left = n - 8 * g;
     return left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1);
   };
 
-  Vec ones = gather<F>(&one, _mm512_setzero_si512(), 0, one, c), acc[kChains];
-  for (auto& a : acc) a = ones;
+  Vec acc[kChains];
+  for (auto& a : acc) a = gather_e<E>(&one, _mm512_setzero_si512(), 0, one, c);
   for (size_t k = 0; k < per_chain; ++k) {
 #pragma GCC unroll 4
     for (size_t ch = 0; ch < kChains; ++ch) {
       const size_t g = ch * per_chain + k;
       if (g >= groups) continue;
-      const __m512i at = _mm512_add_epi64(lane_offsets<F>(), _mm512_set1_epi64(int64_t(8 * g * N)));
-      const Vec d = gather<F>(den, at, live_lanes(g), one, c);
-      store<F>(prefix + g * stride, acc[ch]);
-      store<F>(dens + g * stride, d);
-      acc[ch] = mul<F>(acc[ch], d, c);
+      const __m512i at = _mm512_add_epi64(elem_offsets, _mm512_set1_epi64(int64_t(8 * g) * kQ));
+      const Vec d = gather_e<E>(den, at, live_lanes(g), one, c);
+      store_e<E>(prefix + g * stride, acc[ch]);
+      store_e<E>(dens + g * stride, d);
+      acc[ch] = mul_e<E>(acc[ch], d, c);
     }
   }
 
   // One inversion for all lanes of all chains.
-  F last[kChains * 8], before[kChains * 8];
-  for (size_t ch = 0; ch < kChains; ++ch) to_scalar<F>(acc[ch], last + 8 * ch);
-  F prod = F::one();
+  E last[kChains * 8], before[kChains * 8];
+  for (size_t ch = 0; ch < kChains; ++ch) to_scalar_e<E>(acc[ch], last + 8 * ch);
+  E prod = E::one();
   for (size_t i = 0; i < kChains * 8; ++i) {
     before[i] = prod;
     prod = prod * last[i];
   }
-  F inv_all = ff::inverse_vartime(prod);  // public data: the variable-time inversion is fine
+  E inv_all = ff::inverse_vartime(prod);  // public data: the variable-time inversion is fine
   for (size_t i = kChains * 8; i-- > 0;) {
-    const F inv_i = inv_all * before[i];
+    const E inv_i = inv_all * before[i];
     inv_all = inv_all * last[i];
     last[i] = inv_i;
   }
   Vec inv[kChains];
-  for (size_t ch = 0; ch < kChains; ++ch) inv[ch] = gather<F>(last + 8 * ch, lane_offsets<F>(), 0xff, one, c);
+  for (size_t ch = 0; ch < kChains; ++ch) inv[ch] = gather_e<E>(last + 8 * ch, elem_offsets, 0xff, one, c);
 
   for (size_t k = per_chain; k-- > 0;) {
 #pragma GCC unroll 4
@@ -77,25 +186,27 @@ CUZK_LANES void batch(F* bucket, const uint32_t* index, const F* point, const F*
       const size_t g = ch * per_chain + k;
       if (g >= groups) continue;
       const __mmask8 live = live_lanes(g);
-      const Vec dinv = mul<F>(inv[ch], load<F>(prefix + g * stride), c);
-      inv[ch] = mul<F>(inv[ch], load<F>(dens + g * stride), c);
+      const Vec dinv = mul_e<E>(inv[ch], load_e<E>(prefix + g * stride), c);
+      inv[ch] = mul_e<E>(inv[ch], load_e<E>(dens + g * stride), c);
 
-      // Qwords of the queued points (x at +0, y at +N) and of their buckets.
-      const __m512i q_at = _mm512_add_epi64(pair_offsets, _mm512_set1_epi64(int64_t(8 * g) * kPair));
+      // Qwords of the queued points (x, then y) and of their buckets.
+      const __m512i q_at = _mm512_add_epi64(pair_offsets, _mm512_set1_epi64(int64_t(8 * g) * 2 * kQ));
       alignas(64) int64_t b_off[8] = {};
-      for (size_t i = 0, m = std::min<size_t>(8, n - 8 * g); i < m; ++i) b_off[i] = int64_t(index[8 * g + i]) * kPair;
+      for (size_t i = 0, m = std::min<size_t>(8, n - 8 * g); i < m; ++i) b_off[i] = int64_t(index[8 * g + i]) * 2 * kQ;
       const __m512i b_at = _mm512_load_si512(b_off);
-      const __m512i y_off = _mm512_set1_epi64(N);
-      const Vec qx = gather<F>(point, q_at, live, one, c), qy = gather<F>(point, _mm512_add_epi64(q_at, y_off), live, one, c);
-      const Vec bx = gather<F>(bucket, b_at, live, one, c), by = gather<F>(bucket, _mm512_add_epi64(b_at, y_off), live, one, c);
+      const __m512i y_off = _mm512_set1_epi64(kQ);
+      const Vec qx = gather_e<E>(point, q_at, live, one, c);
+      const Vec qy = gather_e<E>(point, _mm512_add_epi64(q_at, y_off), live, one, c);
+      const Vec bx = gather_e<E>(bucket, b_at, live, one, c);
+      const Vec by = gather_e<E>(bucket, _mm512_add_epi64(b_at, y_off), live, one, c);
 
-      const Vec lambda = mul<F>(sub(qy, by, c.p, c.mask), dinv, c);          // (qy − by)/(qx − bx)
-      Vec x3 = sub2(mul<F>(lambda, lambda, c), bx, qx, c.two_p, c.mask);    // in (0, 4p)
+      const Vec lambda = mul_e<E>(sub(qy, by, c.p, c.mask), dinv, c);        // (qy − by)/(qx − bx)
+      Vec x3 = sub2(mul_e<E>(lambda, lambda, c), bx, qx, c.two_p, c.mask);  // in (0, 4p)
       x3 = reduce(reduce(x3, c.two_p, c.mask), c.p, c.mask);
-      Vec y3 = sub(mul<F>(lambda, sub(bx, x3, c.p, c.mask), c), by, c.p, c.mask);  // in (0, 3p)
+      Vec y3 = sub(mul_e<E>(lambda, sub(bx, x3, c.p, c.mask), c), by, c.p, c.mask);  // in (0, 3p)
       y3 = reduce(reduce(y3, c.two_p, c.mask), c.p, c.mask);
-      scatter<F>(bucket, b_at, live, x3);
-      scatter<F>(bucket, _mm512_add_epi64(b_at, y_off), live, y3);
+      scatter_e<E>(bucket, b_at, live, x3);
+      scatter_e<E>(bucket, _mm512_add_epi64(b_at, y_off), live, y3);
     }
   }
 }
@@ -295,6 +406,10 @@ template ec::Xyzz<bn254::G1Config> weighted_bucket_sum<bn254::G1Config>(const ec
                                                                        const uint8_t*, size_t);
 template ec::Xyzz<bls12_381::G1Config> weighted_bucket_sum<bls12_381::G1Config>(
     const ec::Affine<bls12_381::G1Config>*, const uint8_t*, size_t);
+template void batch_affine_add<bn254::Fq2>(bn254::Fq2*, const uint32_t*, const bn254::Fq2*, const bn254::Fq2*,
+                                           size_t, std::vector<uint64_t>&);
+template void batch_affine_add<bls12_381::Fq2>(bls12_381::Fq2*, const uint32_t*, const bls12_381::Fq2*,
+                                               const bls12_381::Fq2*, size_t, std::vector<uint64_t>&);
 template void batch_affine_add<bn254::Fq>(bn254::Fq*, const uint32_t*, const bn254::Fq*, const bn254::Fq*, size_t,
                                           std::vector<uint64_t>&);
 template void batch_affine_add<bls12_381::Fq>(bls12_381::Fq*, const uint32_t*, const bls12_381::Fq*,

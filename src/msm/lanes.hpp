@@ -29,9 +29,13 @@ using ff::lanes::cpu_supported;
 using ff::lanes::enabled;
 using ff::lanes::set_enabled;
 
-// The base fields the lanes are written for.
+// The coordinate fields batch_affine_add is written for: G1's Fq and G2's Fq2, both curves.
 template <class F>
-inline constexpr bool kSupported = std::is_same_v<F, bn254::Fq> || std::is_same_v<F, bls12_381::Fq>;
+inline constexpr bool kSupported = std::is_same_v<F, bn254::Fq> || std::is_same_v<F, bls12_381::Fq> ||
+                                   std::is_same_v<F, bn254::Fq2> || std::is_same_v<F, bls12_381::Fq2>;
+// The coordinate fields weighted_bucket_sum is written for (G1).
+template <class F>
+inline constexpr bool kSumSupported = std::is_same_v<F, bn254::Fq> || std::is_same_v<F, bls12_381::Fq>;
 
 // Fewer additions than this go to the scalar path: too few to fill the lanes' chains.
 inline constexpr size_t kMinBatch = 64;
