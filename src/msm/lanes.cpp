@@ -213,51 +213,76 @@ CUZK_LANES void batch(E* bucket, const uint32_t* index, const E* point, const E*
 
 // ---- Bucket sums: sum_j (j+1)·bucket_j, sixteen segments of the buckets side by side ----
 
-template <int L>
-struct XyzzV {
-  V<L> x, y, zz, zzz;
+template <class E>
+struct XyzzW {
+  LanesOf<E> x, y, zz, zzz;
 };
+
+template <int L, int K>
+CUZK_LANES_INLINE W<L, K> blend(__mmask8 take, const W<L, K>& keep, const W<L, K>& with) {
+  W<L, K> r;
+  for (int i = 0; i < K; ++i) r.part[i] = blend(take, keep.part[i], with.part[i]);
+  return r;
+}
+
+// Lanes whose value (parts < 2p) is 0.
+template <class E>
+CUZK_LANES_INLINE __mmask8 is_zero_e(const LanesOf<E>& v, const Consts<typename Elem<E>::F>& c) {
+  __mmask8 m = 0xff;
+  for (int i = 0; i < Elem<E>::K; ++i) m &= is_zero<typename Elem<E>::F>(v.part[i], c);
+  return m;
+}
+
+// a − b for parts below 2p, below 2p again.
+template <class E>
+CUZK_LANES_INLINE LanesOf<E> sub_e(const LanesOf<E>& a, const LanesOf<E>& b, const Consts<typename Elem<E>::F>& c) {
+  return reduce(sub(a, b, c.two_p, c.mask), c.two_p, c.mask);
+}
 
 // The part of an XYZZ addition after the differences p = u2 − u1 and rr = s2 − s1:
 // x3 = rr² − p³ − 2·u1·p², y3 = rr·(u1·p² − x3) − s1·p³; returns p² and p³ for ZZ and ZZZ.
-template <class F>
-CUZK_LANES_INLINE void xyzz_finish(const V<Shape<F>::L>& p, const V<Shape<F>::L>& rr, const V<Shape<F>::L>& u1,
-                                   const V<Shape<F>::L>& s1, V<Shape<F>::L>& x3, V<Shape<F>::L>& y3,
-                                   V<Shape<F>::L>& pp, V<Shape<F>::L>& ppp, const Consts<F>& c) {
-  using Vec = V<Shape<F>::L>;
-  pp = mul<F>(p, p, c);
-  ppp = mul<F>(p, pp, c);
-  const Vec q = mul<F>(u1, pp, c);
-  // rr² + 6p − p³ − 2q lies in (0, 8p): reductions by 4p and by 2p leave it < 2p.
-  const Vec r2 = mul<F>(rr, rr, c);
+template <class E>
+CUZK_LANES_INLINE void xyzz_finish(const LanesOf<E>& p, const LanesOf<E>& rr, const LanesOf<E>& u1,
+                                   const LanesOf<E>& s1, LanesOf<E>& x3, LanesOf<E>& y3, LanesOf<E>& pp,
+                                   LanesOf<E>& ppp, const Consts<typename Elem<E>::F>& c) {
+  using F = typename Elem<E>::F;
+  using Vec = LanesOf<E>;
+  pp = mul_e<E>(p, p, c);
+  ppp = mul_e<E>(p, pp, c);
+  const Vec q = mul_e<E>(u1, pp, c);
+  // rr² + 6p − p³ − 2q lies in (0, 8p) part-wise: reductions by 4p and by 2p leave it < 2p.
+  const Vec r2 = mul_e<E>(rr, rr, c);
   Vec t;
+  for (int i = 0; i < Elem<E>::K; ++i) {
 #pragma GCC unroll 16
-  for (int j = 0; j < Shape<F>::L; ++j) {
-    const __m512i plus = _mm512_add_epi64(_mm512_add_epi64(r2.l[j], c.four_p.l[j]), c.two_p.l[j]);
-    t.l[j] = _mm512_sub_epi64(_mm512_sub_epi64(plus, ppp.l[j]), _mm512_add_epi64(q.l[j], q.l[j]));
+    for (int j = 0; j < Shape<F>::L; ++j) {
+      const __m512i plus = _mm512_add_epi64(_mm512_add_epi64(r2.part[i].l[j], c.four_p.l[j]), c.two_p.l[j]);
+      t.part[i].l[j] =
+          _mm512_sub_epi64(_mm512_sub_epi64(plus, ppp.part[i].l[j]), _mm512_add_epi64(q.part[i].l[j], q.part[i].l[j]));
+    }
+    carry_signed(t.part[i], c.mask);
   }
-  carry_signed(t, c.mask);
   x3 = reduce(reduce(t, c.four_p, c.mask), c.two_p, c.mask);
-  const Vec y = mul<F>(rr, sub2p<F>(q, x3, c), c);
-  y3 = sub2p<F>(y, mul<F>(s1, ppp, c), c);
+  const Vec y = mul_e<E>(rr, sub_e<E>(q, x3, c), c);
+  y3 = sub_e<E>(y, mul_e<E>(s1, ppp, c), c);
 }
 
 // r += (bx, by) on the lanes in `active` (mixed XYZZ addition, madd-2008-s). `inf` marks
 // lanes of r at infinity. Returns the lanes where r equals the point: those need a
 // doubling, which the caller does (it is rare), and are left untouched here.
-template <class F>
-CUZK_LANES_INLINE __mmask8 add_affine(XyzzV<Shape<F>::L>& r, __mmask8& inf, const V<Shape<F>::L>& bx,
-                                      const V<Shape<F>::L>& by, __mmask8 active, const Consts<F>& c) {
-  using Vec = V<Shape<F>::L>;
-  const Vec p = sub2p<F>(mul<F>(bx, r.zz, c), r.x, c);
-  const Vec rr = sub2p<F>(mul<F>(by, r.zzz, c), r.y, c);
-  const __mmask8 p0 = is_zero<F>(p, c), rr0 = is_zero<F>(rr, c);
+template <class E>
+CUZK_LANES_INLINE __mmask8 add_affine(XyzzW<E>& r, __mmask8& inf, const LanesOf<E>& bx, const LanesOf<E>& by,
+                                      const LanesOf<E>& one, __mmask8 active, const Consts<typename Elem<E>::F>& c) {
+  using Vec = LanesOf<E>;
+  const Vec p = sub_e<E>(mul_e<E>(bx, r.zz, c), r.x, c);
+  const Vec rr = sub_e<E>(mul_e<E>(by, r.zzz, c), r.y, c);
+  const __mmask8 p0 = is_zero_e<E>(p, c), rr0 = is_zero_e<E>(rr, c);
   Vec x3, y3, pp, ppp;
-  xyzz_finish<F>(p, rr, r.x, r.y, x3, y3, pp, ppp, c);
+  xyzz_finish<E>(p, rr, r.x, r.y, x3, y3, pp, ppp, c);
   const __mmask8 finite = active & ~inf;
   const __mmask8 fresh = active & inf, normal = finite & ~p0, cancel = finite & p0 & ~rr0;
-  r.zz = blend(fresh, blend(normal, r.zz, mul<F>(r.zz, pp, c)), c.one);
-  r.zzz = blend(fresh, blend(normal, r.zzz, mul<F>(r.zzz, ppp, c)), c.one);
+  r.zz = blend(fresh, blend(normal, r.zz, mul_e<E>(r.zz, pp, c)), one);
+  r.zzz = blend(fresh, blend(normal, r.zzz, mul_e<E>(r.zzz, ppp, c)), one);
   r.x = blend(fresh, blend(normal, r.x, x3), bx);
   r.y = blend(fresh, blend(normal, r.y, y3), by);
   inf = __mmask8((inf & ~fresh) | cancel);
@@ -266,58 +291,58 @@ CUZK_LANES_INLINE __mmask8 add_affine(XyzzV<Shape<F>::L>& r, __mmask8& inf, cons
 
 // t += r (XYZZ addition, add-2008-s) on all lanes; infinity on either side as marked.
 // Returns the lanes where t equals r (left untouched; the caller doubles them).
-template <class F>
-CUZK_LANES_INLINE __mmask8 add_xyzz(XyzzV<Shape<F>::L>& t, __mmask8& t_inf, const XyzzV<Shape<F>::L>& r,
-                                    __mmask8 r_inf, const Consts<F>& c) {
-  using Vec = V<Shape<F>::L>;
-  const Vec u1 = mul<F>(t.x, r.zz, c), u2 = mul<F>(r.x, t.zz, c);
-  const Vec s1 = mul<F>(t.y, r.zzz, c), s2 = mul<F>(r.y, t.zzz, c);
-  const Vec p = sub2p<F>(u2, u1, c), rr = sub2p<F>(s2, s1, c);
-  const __mmask8 p0 = is_zero<F>(p, c), rr0 = is_zero<F>(rr, c);
+template <class E>
+CUZK_LANES_INLINE __mmask8 add_xyzz(XyzzW<E>& t, __mmask8& t_inf, const XyzzW<E>& r, __mmask8 r_inf,
+                                    const Consts<typename Elem<E>::F>& c) {
+  using Vec = LanesOf<E>;
+  const Vec u1 = mul_e<E>(t.x, r.zz, c), u2 = mul_e<E>(r.x, t.zz, c);
+  const Vec s1 = mul_e<E>(t.y, r.zzz, c), s2 = mul_e<E>(r.y, t.zzz, c);
+  const Vec p = sub_e<E>(u2, u1, c), rr = sub_e<E>(s2, s1, c);
+  const __mmask8 p0 = is_zero_e<E>(p, c), rr0 = is_zero_e<E>(rr, c);
   Vec x3, y3, pp, ppp;
-  xyzz_finish<F>(p, rr, u1, s1, x3, y3, pp, ppp, c);
+  xyzz_finish<E>(p, rr, u1, s1, x3, y3, pp, ppp, c);
   const __mmask8 both = __mmask8(~t_inf & ~r_inf);
   const __mmask8 copy = t_inf & ~r_inf, normal = both & ~p0, cancel = both & p0 & ~rr0;
-  t.zz = blend(copy, blend(normal, t.zz, mul<F>(mul<F>(t.zz, r.zz, c), pp, c)), r.zz);
-  t.zzz = blend(copy, blend(normal, t.zzz, mul<F>(mul<F>(t.zzz, r.zzz, c), ppp, c)), r.zzz);
+  t.zz = blend(copy, blend(normal, t.zz, mul_e<E>(mul_e<E>(t.zz, r.zz, c), pp, c)), r.zz);
+  t.zzz = blend(copy, blend(normal, t.zzz, mul_e<E>(mul_e<E>(t.zzz, r.zzz, c), ppp, c)), r.zzz);
   t.x = blend(copy, blend(normal, t.x, x3), r.x);
   t.y = blend(copy, blend(normal, t.y, y3), r.y);
   t_inf = __mmask8((t_inf & ~copy) | cancel);
   return both & p0 & rr0;
 }
 
-// Lanes of an XYZZ vector as scalar points (infinity where `inf`).
+// Lanes of an XYZZ vector as scalar points (infinity where `inf`), and back.
 template <class C>
-CUZK_LANES_INLINE void xyzz_to_scalar(const XyzzV<Shape<typename C::Base>::L>& v, __mmask8 inf, ec::Xyzz<C> out[8]) {
-  using F = typename C::Base;
-  F x[8], y[8], zz[8], zzz[8];
-  to_scalar<F>(v.x, x);
-  to_scalar<F>(v.y, y);
-  to_scalar<F>(v.zz, zz);
-  to_scalar<F>(v.zzz, zzz);
+CUZK_LANES_INLINE void xyzz_to_scalar(const XyzzW<typename C::Base>& v, __mmask8 inf, ec::Xyzz<C> out[8]) {
+  using E = typename C::Base;
+  E x[8], y[8], zz[8], zzz[8];
+  to_scalar_e<E>(v.x, x);
+  to_scalar_e<E>(v.y, y);
+  to_scalar_e<E>(v.zz, zz);
+  to_scalar_e<E>(v.zzz, zzz);
   for (int i = 0; i < 8; ++i) out[i] = (inf >> i) & 1 ? ec::Xyzz<C>::infinity() : ec::Xyzz<C>{x[i], y[i], zz[i], zzz[i]};
 }
 
 template <class C>
-CUZK_LANES_INLINE XyzzV<Shape<typename C::Base>::L> xyzz_from_scalar(const ec::Xyzz<C> in[8], const Consts<typename C::Base>& c) {
-  using F = typename C::Base;
-  static_assert(sizeof(ec::Xyzz<C>) == 4 * sizeof(F));
-  const F* base = &in[0].x;
-  const __m512i at = _mm512_set_epi64(7 * 4 * F::N, 6 * 4 * F::N, 5 * 4 * F::N, 4 * 4 * F::N, 3 * 4 * F::N, 2 * 4 * F::N,
-                                      4 * F::N, 0);
-  const F one = F::one();
-  XyzzV<Shape<F>::L> v;
-  v.x = gather<F>(base, at, 0xff, one, c);
-  v.y = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(F::N)), 0xff, one, c);
-  v.zz = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(2 * F::N)), 0xff, one, c);
-  v.zzz = gather<F>(base, _mm512_add_epi64(at, _mm512_set1_epi64(3 * F::N)), 0xff, one, c);
+CUZK_LANES_INLINE XyzzW<typename C::Base> xyzz_from_scalar(const ec::Xyzz<C> in[8],
+                                                           const Consts<typename Elem<typename C::Base>::F>& c) {
+  using E = typename C::Base;
+  static_assert(sizeof(ec::Xyzz<C>) == 4 * sizeof(E));
+  constexpr int64_t kQ = int64_t(sizeof(E) / 8), kP = 4 * kQ;
+  const __m512i at = _mm512_set_epi64(7 * kP, 6 * kP, 5 * kP, 4 * kP, 3 * kP, 2 * kP, kP, 0);
+  const E one = E::one();
+  XyzzW<E> v;
+  v.x = gather_e<E>(&in[0].x, at, 0xff, one, c);
+  v.y = gather_e<E>(&in[0].x, _mm512_add_epi64(at, _mm512_set1_epi64(kQ)), 0xff, one, c);
+  v.zz = gather_e<E>(&in[0].x, _mm512_add_epi64(at, _mm512_set1_epi64(2 * kQ)), 0xff, one, c);
+  v.zzz = gather_e<E>(&in[0].x, _mm512_add_epi64(at, _mm512_set1_epi64(3 * kQ)), 0xff, one, c);
   return v;
 }
 
 // Doubles the lanes in `lanes` of v through the scalar code (equal summands: rare).
 template <class C>
-CUZK_LANES_INLINE void double_lanes(XyzzV<Shape<typename C::Base>::L>& v, __mmask8 inf, __mmask8 lanes,
-                                    const Consts<typename C::Base>& c) {
+CUZK_LANES_INLINE void double_lanes(XyzzW<typename C::Base>& v, __mmask8 inf, __mmask8 lanes,
+                                    const Consts<typename Elem<typename C::Base>::F>& c) {
   ec::Xyzz<C> s[8];
   xyzz_to_scalar<C>(v, inf, s);
   for (int i = 0; i < 8; ++i)
@@ -329,20 +354,20 @@ constexpr size_t kSumGroups = 2;  // vectors of eight segments each
 
 template <class C>
 CUZK_LANES ec::Xyzz<C> bucket_sum(const ec::Affine<C>* bucket, const uint8_t* filled, size_t count) {
-  using F = typename C::Base;
+  using E = typename C::Base;
+  using F = typename Elem<E>::F;
   using P = ec::Xyzz<C>;
-  constexpr int L = Shape<F>::L;
   constexpr size_t kSegments = 8 * kSumGroups;
   static const Consts<F> c;
   const size_t seg_len = (count + kSegments - 1) / kSegments;  // segment s: buckets [s·seg_len, ...)
-  const F one = F::one();
-  const F* base = &bucket[0].x;
-  constexpr int64_t kPair = 2 * F::N;
+  const E one = E::one();
+  const LanesOf<E> ones = gather_e<E>(&one, _mm512_setzero_si512(), 0, one, c);
+  constexpr int64_t kQ = int64_t(sizeof(E) / 8), kPair = 2 * kQ;
 
-  XyzzV<L> running[kSumGroups], total[kSumGroups];
+  XyzzW<E> running[kSumGroups], total[kSumGroups];
   __mmask8 running_inf[kSumGroups], total_inf[kSumGroups];
   for (size_t g = 0; g < kSumGroups; ++g) {
-    running[g].x = running[g].y = running[g].zz = running[g].zzz = c.one;
+    running[g].x = running[g].y = running[g].zz = running[g].zzz = ones;
     total[g] = running[g];
     running_inf[g] = total_inf[g] = 0xff;
   }
@@ -360,12 +385,12 @@ CUZK_LANES ec::Xyzz<C> bucket_sum(const ec::Affine<C>* bucket, const uint8_t* fi
       }
       if (active) {
         const __m512i off = _mm512_load_si512(at);
-        const V<L> bx = gather<F>(base, off, active, one, c);
-        const V<L> by = gather<F>(base, _mm512_add_epi64(off, _mm512_set1_epi64(F::N)), active, one, c);
-        const __mmask8 dbl = add_affine<F>(running[g], running_inf[g], bx, by, active, c);
+        const LanesOf<E> bx = gather_e<E>(&bucket[0].x, off, active, one, c);
+        const LanesOf<E> by = gather_e<E>(&bucket[0].x, _mm512_add_epi64(off, _mm512_set1_epi64(kQ)), active, one, c);
+        const __mmask8 dbl = add_affine<E>(running[g], running_inf[g], bx, by, ones, active, c);
         if (dbl) double_lanes<C>(running[g], running_inf[g], dbl, c);
       }
-      const __mmask8 dbl = add_xyzz<F>(total[g], total_inf[g], running[g], running_inf[g], c);
+      const __mmask8 dbl = add_xyzz<E>(total[g], total_inf[g], running[g], running_inf[g], c);
       if (dbl) double_lanes<C>(total[g], total_inf[g], dbl, c);
     }
   }
@@ -402,6 +427,10 @@ ec::Xyzz<C> weighted_bucket_sum(const ec::Affine<C>* bucket, const uint8_t* fill
   return bucket_sum<C>(bucket, filled, count);
 }
 
+template ec::Xyzz<bn254::G2Config> weighted_bucket_sum<bn254::G2Config>(const ec::Affine<bn254::G2Config>*,
+                                                                       const uint8_t*, size_t);
+template ec::Xyzz<bls12_381::G2Config> weighted_bucket_sum<bls12_381::G2Config>(
+    const ec::Affine<bls12_381::G2Config>*, const uint8_t*, size_t);
 template ec::Xyzz<bn254::G1Config> weighted_bucket_sum<bn254::G1Config>(const ec::Affine<bn254::G1Config>*,
                                                                        const uint8_t*, size_t);
 template ec::Xyzz<bls12_381::G1Config> weighted_bucket_sum<bls12_381::G1Config>(

@@ -33,9 +33,6 @@ using ff::lanes::set_enabled;
 template <class F>
 inline constexpr bool kSupported = std::is_same_v<F, bn254::Fq> || std::is_same_v<F, bls12_381::Fq> ||
                                    std::is_same_v<F, bn254::Fq2> || std::is_same_v<F, bls12_381::Fq2>;
-// The coordinate fields weighted_bucket_sum is written for (G1).
-template <class F>
-inline constexpr bool kSumSupported = std::is_same_v<F, bn254::Fq> || std::is_same_v<F, bls12_381::Fq>;
 
 // Fewer additions than this go to the scalar path: too few to fill the lanes' chains.
 inline constexpr size_t kMinBatch = 64;
@@ -49,7 +46,7 @@ void batch_affine_add(F* bucket, const uint32_t* index, const F* point, const F*
                       std::vector<uint64_t>& scratch);
 
 // sum_j (j+1)·bucket_j over the affine buckets j < count with filled[j] != 0 (the others
-// are empty), for G1 of either curve: sixteen segments of the buckets run their running
+// are empty), for G1 or G2 of either curve: sixteen segments of the buckets run their running
 // sums side by side in lanes (XYZZ additions), then combine. Call only when enabled().
 template <class C>
 ec::Xyzz<C> weighted_bucket_sum(const ec::Affine<C>* bucket, const uint8_t* filled, size_t count);

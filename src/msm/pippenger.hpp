@@ -112,7 +112,7 @@ class BatchAffineBuckets {
   // faulted in once per thread, not once per window).
   P weighted_sum() {
     drain();
-    if constexpr (lanes::kSumSupported<Base>) {
+    if constexpr (lanes::kSupported<Base>) {
       if (lanes_ && batch_ != 0) {
         P total = lanes::weighted_bucket_sum<C>(point_.data(), filled_.data(), filled_.size());
         std::fill(filled_.begin(), filled_.end(), uint8_t(0));
