@@ -97,9 +97,10 @@ CUZK_LANES_INLINE __m512i srli(__m512i a, unsigned k) { return _mm512_maskz_srli
 CUZK_LANES_INLINE __m512i slli(__m512i a, unsigned k) { return _mm512_maskz_slli_epi64(0xff, a, k); }
 CUZK_LANES_INLINE __m512i srai(__m512i a, unsigned k) { return _mm512_maskz_srai_epi64(0xff, a, k); }
 
-// a·b·2^(−64N) mod p, below 2p when a·b < p·2^(64N); inputs have limbs < 2^52.
+// mul's value with its limbs not yet carried: non-negative, each below 2^62, for a sum or
+// difference that carries anyway (add, sub).
 template <class F>
-CUZK_LANES_INLINE V<Shape<F>::L> mul(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
+CUZK_LANES_INLINE V<Shape<F>::L> mul_lazy(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
   constexpr int L = Shape<F>::L, S = Shape<F>::kLastBits;
   const __m512i zero = _mm512_setzero_si512();
   __m512i t[L + 1];
@@ -112,7 +113,9 @@ CUZK_LANES_INLINE V<Shape<F>::L> mul(const V<Shape<F>::L>& a, const V<Shape<F>::
       t[j] = _mm512_madd52lo_epu64(t[j], a.l[j], b.l[i]);
       t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a.l[j], b.l[i]);
     }
-    const __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[0], c.neg_inv), i + 1 < L ? c.mask : c.last_mask);
+    // madd52lo leaves q below 2^52; only the last step's shorter q needs a mask.
+    __m512i q = _mm512_madd52lo_epu64(zero, t[0], c.neg_inv);
+    if (i + 1 == L) q = _mm512_and_si512(q, c.last_mask);
 #pragma GCC unroll 16
     for (int j = 0; j < L; ++j) {
       t[j] = _mm512_madd52lo_epu64(t[j], q, c.p.l[j]);
@@ -146,7 +149,15 @@ CUZK_LANES_INLINE V<Shape<F>::L> mul(const V<Shape<F>::L>& a, const V<Shape<F>::
 #pragma GCC unroll 16
     for (int j = 0; j < L; ++j) r.l[j] = _mm512_or_si512(srli(t[j], S), _mm512_and_si512(slli(t[j + 1], 52 - S), c.mask));
   }
-  __m512i carry = zero;
+  return r;
+}
+
+// a·b·2^(−64N) mod p, below 2p when a·b < p·2^(64N); inputs have limbs < 2^52.
+template <class F>
+CUZK_LANES_INLINE V<Shape<F>::L> mul(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
+  constexpr int L = Shape<F>::L;
+  V<L> r = mul_lazy<F>(a, b, c);
+  __m512i carry = _mm512_setzero_si512();
 #pragma GCC unroll 16
   for (int j = 0; j < L; ++j) {
     const __m512i v = _mm512_add_epi64(r.l[j], carry);
@@ -299,6 +310,106 @@ CUZK_LANES_INLINE __mmask8 is_zero(const V<Shape<F>::L>& v, const Consts<F>& c) 
 template <class F>
 CUZK_LANES_INLINE V<Shape<F>::L> sub2p(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
   return reduce(sub(a, b, c.two_p, c.mask), c.two_p, c.mask);
+}
+
+// a + b for non-negative a, b, limbs carried back below 2^52.
+template <int L>
+CUZK_LANES_INLINE V<L> add(const V<L>& a, const V<L>& b, __m512i mask) {
+  V<L> r;
+#pragma GCC unroll 16
+  for (int j = 0; j < L; ++j) r.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+  carry_signed(r, mask);
+  return r;
+}
+
+// x − k where x's top limb exceeds k's, else x: below k + 2^(52(L−1)) for normalised
+// x < 2k + 2^(52(L−1)), with limbs left signed (for add or sub, which carry, or
+// carry_signed).
+template <int L>
+CUZK_LANES_INLINE V<L> sub_if_above(const V<L>& x, const V<L>& k) {
+  const __mmask8 above = _mm512_cmpgt_epu64_mask(x.l[L - 1], k.l[L - 1]);
+  V<L> r;
+#pragma GCC unroll 16
+  for (int j = 0; j < L; ++j) r.l[j] = _mm512_mask_sub_epi64(x.l[j], above, x.l[j], k.l[j]);
+  return r;
+}
+
+// ---- Eight consecutive elements of a 4-limb field by plain loads and in-register
+// transposes (cheaper than four gathers); values must be below 2^256. ----
+
+// z_r holds elements 2r and 2r+1, four 64-bit limbs each; returns them as 52-bit lanes.
+template <class F>
+CUZK_LANES_INLINE V<Shape<F>::L> from_pairs(const __m512i z[4], const Consts<F>& c) {
+  static_assert(Shape<F>::N == 4 && Shape<F>::L == 5);
+  const __m512i low = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);     // limbs 0, 1 of four elements
+  const __m512i high = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);  // limbs 2, 3
+  const __m512i lo01 = _mm512_permutex2var_epi64(z[0], low, z[1]), hi01 = _mm512_permutex2var_epi64(z[0], high, z[1]);
+  const __m512i lo23 = _mm512_permutex2var_epi64(z[2], low, z[3]), hi23 = _mm512_permutex2var_epi64(z[2], high, z[3]);
+  // Masked forms here and below: the plain ones draw an uninitialised-source warning too.
+  const __m512i w0 = _mm512_maskz_shuffle_i64x2(0xff, lo01, lo23, 0x44);
+  const __m512i w1 = _mm512_maskz_shuffle_i64x2(0xff, lo01, lo23, 0xee);
+  const __m512i w2 = _mm512_maskz_shuffle_i64x2(0xff, hi01, hi23, 0x44);
+  const __m512i w3 = _mm512_maskz_shuffle_i64x2(0xff, hi01, hi23, 0xee);
+  constexpr int kOrAnd = 0xa8;  // (a | b) & c
+  V<5> r;
+  r.l[0] = _mm512_and_si512(w0, c.mask);
+  r.l[1] = _mm512_ternarylogic_epi64(srli(w0, 52), slli(w1, 12), c.mask, kOrAnd);
+  r.l[2] = _mm512_ternarylogic_epi64(srli(w1, 40), slli(w2, 24), c.mask, kOrAnd);
+  r.l[3] = _mm512_ternarylogic_epi64(srli(w2, 28), slli(w3, 36), c.mask, kOrAnd);
+  r.l[4] = srli(w3, 16);
+  return r;
+}
+
+// The inverse of from_pairs, for lanes with limbs < 2^52 and values < 2^256.
+template <class F>
+CUZK_LANES_INLINE void to_pairs(const V<Shape<F>::L>& v, __m512i z[4]) {
+  static_assert(Shape<F>::N == 4 && Shape<F>::L == 5);
+  const __m512i w0 = _mm512_or_si512(v.l[0], slli(v.l[1], 52));
+  const __m512i w1 = _mm512_or_si512(srli(v.l[1], 12), slli(v.l[2], 40));
+  const __m512i w2 = _mm512_or_si512(srli(v.l[2], 24), slli(v.l[3], 28));
+  const __m512i w3 = _mm512_or_si512(srli(v.l[3], 36), slli(v.l[4], 16));
+  const __m512i lo01 = _mm512_maskz_shuffle_i64x2(0xff, w0, w1, 0x44);
+  const __m512i lo23 = _mm512_maskz_shuffle_i64x2(0xff, w0, w1, 0xee);
+  const __m512i hi01 = _mm512_maskz_shuffle_i64x2(0xff, w2, w3, 0x44);
+  const __m512i hi23 = _mm512_maskz_shuffle_i64x2(0xff, w2, w3, 0xee);
+  const __m512i first = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);  // element 2r's limbs, then 2r+1's
+  const __m512i second = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+  z[0] = _mm512_permutex2var_epi64(lo01, first, hi01);
+  z[1] = _mm512_permutex2var_epi64(lo01, second, hi01);
+  z[2] = _mm512_permutex2var_epi64(lo23, first, hi23);
+  z[3] = _mm512_permutex2var_epi64(lo23, second, hi23);
+}
+
+// at[0..7] as lanes.
+template <class F>
+CUZK_LANES_INLINE V<Shape<F>::L> load8(const F* at, const Consts<F>& c) {
+  const auto* q = reinterpret_cast<const uint64_t*>(at);
+  const __m512i z[4] = {_mm512_loadu_si512(q), _mm512_loadu_si512(q + 8), _mm512_loadu_si512(q + 16),
+                        _mm512_loadu_si512(q + 24)};
+  return from_pairs<F>(z, c);
+}
+
+// at[0], at[stride], ..., at[7·stride] as lanes.
+template <class F>
+CUZK_LANES_INLINE V<Shape<F>::L> load8_strided(const F* at, size_t stride, const Consts<F>& c) {
+  __m512i z[4];
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; ++r) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 2 * r * stride));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + (2 * r + 1) * stride));
+    z[r] = _mm512_maskz_inserti64x4(0xff, _mm512_castsi256_si512(a), b, 1);
+  }
+  return from_pairs<F>(z, c);
+}
+
+// Lanes (values < 2^256; canonical where F's code reads them) to at[0..7].
+template <class F>
+CUZK_LANES_INLINE void store8(F* at, const V<Shape<F>::L>& v) {
+  __m512i z[4];
+  to_pairs<F>(v, z);
+  auto* q = reinterpret_cast<uint64_t*>(at);
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; ++r) _mm512_storeu_si512(q + 8 * r, z[r]);
 }
 
 }  // namespace cuzk::ff::lanes52

@@ -16,6 +16,7 @@
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
 #include "ff/roots.hpp"
+#include "poly/ntt_lanes.hpp"
 
 namespace cuzk::poly {
 
@@ -31,6 +32,16 @@ inline uint64_t reverse_bits(uint64_t x, unsigned bits) {
 
 // Below this many elements a loop is not worth handing to other threads.
 inline constexpr size_t kMinParallel = 1 << 12;
+
+// Whether F's transforms run in AVX-512 IFMA lanes now (poly/ntt_lanes.hpp).
+template <class F>
+bool use_lanes() {
+  if constexpr (lanes::kSupported<F>) {
+    return ff::lanes::enabled();
+  } else {
+    return false;
+  }
+}
 
 }  // namespace detail
 
@@ -96,10 +107,17 @@ class EvaluationDomain {
 
   // a[j] *= c * g^j, in parallel.
   void scale_by_powers(std::span<F> a, const F& c, const F& g, ThreadPool& pool) const {
+    const bool in_lanes = detail::use_lanes<F>();
     pool.parallel_for(
         0, a.size(),
         [&](size_t lo, size_t hi) {
           F p = c * g.pow(uint64_t(lo));
+          if constexpr (lanes::kSupported<F>) {
+            if (in_lanes) {
+              lanes::scale_run(a.data() + lo, hi - lo, p, g);
+              return;
+            }
+          }
           for (size_t j = lo; j < hi; ++j) {
             a[j] = a[j] * p;
             p = p * g;
@@ -153,9 +171,16 @@ class EvaluationDomain {
     // Pairs (j, n-j) for j in [1, n/2] are swapped by the same thread; n/2 pairs with itself.
     size_t half = n_ / 2;
     bool plain = g.is_one();
+    const bool in_lanes = detail::use_lanes<F>();
     pool.parallel_for(
         1, half + 1,
         [&](size_t lo, size_t hi) {
+          if constexpr (lanes::kSupported<F>) {
+            if (in_lanes) {
+              lanes::reverse_scale_run(a.data(), n_, lo, hi, c, g, plain);
+              return;
+            }
+          }
           F gj = plain ? c : c * g.pow(uint64_t(lo));
           F gnj = plain ? c : c * g.pow(uint64_t(n_ - lo));
           F ginv = plain ? F::one() : g.inverse();
@@ -181,6 +206,12 @@ class EvaluationDomain {
   // Stages of a decimation-in-time transform on bit-reversed input.
   void butterflies(std::span<F> a, ThreadPool& pool) const {
     const F* tw = twiddles_->data();
+    if constexpr (lanes::kSupported<F>) {
+      if (log_n_ >= lanes::kMinLog && detail::use_lanes<F>()) {
+        lanes::butterflies(a.data(), log_n_, tw, pool);
+        return;
+      }
+    }
     unsigned local = std::min<unsigned>(log_n_, kLocalLog);
     size_t block = size_t(1) << local;
     // First stages: each block of 2^local elements is independent.

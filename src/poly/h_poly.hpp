@@ -69,9 +69,16 @@ Status snarkjs_h(const EvaluationDomain<F>& d, std::span<F> a, std::span<F> b, s
   d.shift_evaluations(a, shift, pool);
   d.shift_evaluations(b, shift, pool);
   d.shift_evaluations(c, shift, pool);
+  const bool in_lanes = detail::use_lanes<F>();
   pool.parallel_for(
       0, d.size(),
       [&](size_t lo, size_t hi) {
+        if constexpr (lanes::kSupported<F>) {
+          if (in_lanes) {
+            lanes::mul_sub_canonical_run(a.data() + lo, b.data() + lo, c.data() + lo, hi - lo, p.data() + lo);
+            return;
+          }
+        }
         for (size_t i = lo; i < hi; ++i) p[i] = (a[i] * b[i] - c[i]).to_canonical();
       },
       detail::kMinParallel);
@@ -91,9 +98,16 @@ Status bellperson_h(const EvaluationDomain<F>& d, std::span<F> a, std::span<F> b
   d.shift_evaluations(a, shift, pool);
   d.shift_evaluations(b, shift, pool);
   d.shift_evaluations(c, shift, pool);
+  const bool in_lanes = detail::use_lanes<F>();
   pool.parallel_for(
       0, d.size(),
       [&](size_t lo, size_t hi) {
+        if constexpr (lanes::kSupported<F>) {
+          if (in_lanes) {
+            lanes::mul_sub_run(a.data() + lo, b.data() + lo, c.data() + lo, hi - lo, a.data() + lo);
+            return;
+          }
+        }
         for (size_t i = lo; i < hi; ++i) a[i] = a[i] * b[i] - c[i];
       },
       detail::kMinParallel);
