@@ -8,6 +8,7 @@
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
 #include "ec/points.hpp"
+#include "ff/cpu_lanes.hpp"
 #include "msm/pippenger.hpp"
 #include "poly/domain.hpp"
 #include "poly/h_poly.hpp"
@@ -44,7 +45,8 @@ class CpuBackend final : public Backend<C> {
   using typename Backend<C>::G2;
 
   explicit CpuBackend(ThreadPool& pool) : pool_(pool) {}
-  const char* name() const override { return "cpu"; }
+  // Says whether the MSM and NTT run their AVX-512 IFMA lanes (ff/cpu_lanes.hpp).
+  const char* name() const override { return ff::lanes::enabled() ? "cpu (AVX-512 IFMA lanes)" : "cpu"; }
 
   Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> bases, std::span<const Scalar> scalars) override {
     if (bases.size() != scalars.size()) return size_mismatch("G1", bases.size(), scalars.size());
