@@ -389,9 +389,9 @@ CUZK_LANES_INLINE V<Shape<F>::L> load8(const F* at, const Consts<F>& c) {
   return from_pairs<F>(z, c);
 }
 
-// at[0], at[stride], ..., at[7·stride] as lanes.
+// at[0], at[stride], ..., at[7·stride] as lanes (stride may be negative).
 template <class F>
-CUZK_LANES_INLINE V<Shape<F>::L> load8_strided(const F* at, size_t stride, const Consts<F>& c) {
+CUZK_LANES_INLINE V<Shape<F>::L> load8_strided(const F* at, ptrdiff_t stride, const Consts<F>& c) {
   __m512i z[4];
 #pragma GCC unroll 4
   for (int r = 0; r < 4; ++r) {

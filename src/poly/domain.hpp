@@ -72,14 +72,11 @@ class EvaluationDomain {
   // Coefficients -> evaluations at omega^i.
   void ntt(std::span<F> a, ThreadPool& pool) const {
     bit_reverse(a, pool);
-    butterflies(a, pool);
+    butterflies(a, false, pool);
   }
 
   // Evaluations at omega^i -> coefficients.
-  void intt(std::span<F> a, ThreadPool& pool) const {
-    ntt(a, pool);
-    reverse_and_scale(a, n_inv_, F::one(), pool);
-  }
+  void intt(std::span<F> a, ThreadPool& pool) const { interpolate(a, n_inv_, F::one(), pool); }
 
   // Coefficients -> evaluations at shift * omega^i.
   void coset_ntt(std::span<F> a, const F& shift, ThreadPool& pool) const {
@@ -92,16 +89,13 @@ class EvaluationDomain {
 
   // Evaluations at shift * omega^i -> coefficients times `factor` (a free scaling).
   void coset_intt_scaled(std::span<F> a, const F& shift, const F& factor, ThreadPool& pool) const {
-    ntt(a, pool);
-    reverse_and_scale(a, n_inv_ * factor, shift.inverse(), pool);
+    interpolate(a, n_inv_ * factor, shift.inverse(), pool);
   }
 
-  // Evaluations at omega^i -> evaluations at shift * omega^i, with one permutation pass
-  // between the two transforms instead of three (intt's reversal and scaling, the coset
-  // scaling, and ntt's bit reversal).
+  // Evaluations at omega^i -> evaluations at shift * omega^i, with one scaling pass between
+  // the two transforms (intt's 1/n and the coset's powers of shift together).
   void shift_evaluations(std::span<F> a, const F& shift, ThreadPool& pool) const {
-    ntt(a, pool);
-    reverse_and_scale(a, n_inv_, shift, pool);
+    interpolate(a, n_inv_, shift, pool);
     ntt(a, pool);
   }
 
@@ -117,6 +111,10 @@ class EvaluationDomain {
               lanes::scale_run(a.data() + lo, hi - lo, p, g);
               return;
             }
+          }
+          if (g.is_one()) {
+            for (size_t j = lo; j < hi; ++j) a[j] = a[j] * p;
+            return;
           }
           for (size_t j = lo; j < hi; ++j) {
             a[j] = a[j] * p;
@@ -148,67 +146,64 @@ class EvaluationDomain {
     twiddles_ = std::move(table);
   }
 
+  // In tiles of 8 x 8 elements: index bits (r: 3 | m | c: 3) go to (rev c | rev m | rev r),
+  // so each tile's rows of eight consecutive elements (whole cache lines) land as rows of
+  // its mirror tile rev m, which one thread swaps with it.
   void bit_reverse(std::span<F> a, ThreadPool& pool) const {
-    unsigned bits = log_n_;
-    pool.parallel_for(
-        0, n_,
-        [&](size_t lo, size_t hi) {
-          for (size_t i = lo; i < hi; ++i) {
-            size_t r = detail::reverse_bits(i, bits);
-            if (i < r) std::swap(a[i], a[r]);
-          }
-        },
-        detail::kMinParallel);
-  }
-
-  // a[j] <- a[-j mod n] * c * g^j: turns a forward transform into an inverse one
-  // (c = 1/n), optionally followed by a coset scaling (g = shift or shift^-1).
-  void reverse_and_scale(std::span<F> a, const F& c, const F& g, ThreadPool& pool) const {
-    if (n_ == 1) {
-      a[0] = a[0] * c;
+    constexpr unsigned kTileLog = 3;
+    constexpr size_t kTile = size_t(1) << kTileLog;
+    constexpr uint8_t kRev[kTile] = {0, 4, 2, 6, 1, 5, 3, 7};
+    const unsigned bits = log_n_;
+    if (bits < 2 * kTileLog) {
+      for (size_t i = 0; i < n_; ++i) {
+        size_t r = detail::reverse_bits(i, bits);
+        if (i < r) std::swap(a[i], a[r]);
+      }
       return;
     }
-    // Pairs (j, n-j) for j in [1, n/2] are swapped by the same thread; n/2 pairs with itself.
-    size_t half = n_ / 2;
-    bool plain = g.is_one();
-    const bool in_lanes = detail::use_lanes<F>();
+    const unsigned mid = bits - 2 * kTileLog;
+    const size_t row = size_t(1) << (bits - kTileLog);  // between a tile's rows
     pool.parallel_for(
-        1, half + 1,
+        0, size_t(1) << mid,
         [&](size_t lo, size_t hi) {
-          if constexpr (lanes::kSupported<F>) {
-            if (in_lanes) {
-              lanes::reverse_scale_run(a.data(), n_, lo, hi, c, g, plain);
-              return;
+          F s[kTile][kTile], t[kTile][kTile];
+          for (size_t m = lo; m < hi; ++m) {
+            const size_t mr = detail::reverse_bits(m, mid);
+            if (mr < m) continue;
+            F* x = a.data() + (m << kTileLog);
+            F* y = a.data() + (mr << kTileLog);
+            for (size_t r = 0; r < kTile; ++r) {
+              for (size_t c = 0; c < kTile; ++c) {
+                s[r][c] = x[r * row + c];
+                t[r][c] = y[r * row + c];
+              }
             }
-          }
-          F gj = plain ? c : c * g.pow(uint64_t(lo));
-          F gnj = plain ? c : c * g.pow(uint64_t(n_ - lo));
-          F ginv = plain ? F::one() : g.inverse();
-          for (size_t j = lo; j < hi; ++j) {
-            size_t k = n_ - j;
-            F x = a[j], y = a[k];
-            if (j == k) {
-              a[j] = x * gj;
-            } else {
-              a[j] = y * gj;
-              a[k] = x * gnj;
-            }
-            if (!plain) {
-              gj = gj * g;
-              gnj = gnj * ginv;
+            for (size_t r = 0; r < kTile; ++r) {
+              for (size_t c = 0; c < kTile; ++c) {
+                y[r * row + c] = s[kRev[c]][kRev[r]];
+                x[r * row + c] = t[kRev[c]][kRev[r]];
+              }
             }
           }
         },
-        detail::kMinParallel / 2);
-    a[0] = a[0] * c;
+        detail::kMinParallel >> (2 * kTileLog));
   }
 
-  // Stages of a decimation-in-time transform on bit-reversed input.
-  void butterflies(std::span<F> a, ThreadPool& pool) const {
+  // a <- c * g^j * (the transform of a by omega^-1): n * c * g^j times the coefficients
+  // of the evaluations a.
+  void interpolate(std::span<F> a, const F& c, const F& g, ThreadPool& pool) const {
+    bit_reverse(a, pool);
+    butterflies(a, true, pool);
+    scale_by_powers(a, c, g, pool);
+  }
+
+  // Stages of a decimation-in-time transform by omega (by omega^-1 if `inverse`) on
+  // bit-reversed input.
+  void butterflies(std::span<F> a, bool inverse, ThreadPool& pool) const {
     const F* tw = twiddles_->data();
     if constexpr (lanes::kSupported<F>) {
       if (log_n_ >= lanes::kMinLog && detail::use_lanes<F>()) {
-        lanes::butterflies(a.data(), log_n_, tw, pool);
+        lanes::butterflies(a.data(), log_n_, tw, inverse, pool);
         return;
       }
     }
@@ -221,7 +216,7 @@ class EvaluationDomain {
         for (unsigned s = 1; s <= local; ++s) {
           size_t half = size_t(1) << (s - 1);
           size_t stride = n_ >> s;  // twiddle for index j is omega_len^j = omega^(j*n/len)
-          for (size_t base = 0; base < block; base += 2 * half) stage_run(x + base, half, 0, half, tw, stride);
+          for (size_t base = 0; base < block; base += 2 * half) stage_run(x + base, half, 0, half, tw, stride, inverse);
         }
       }
     });
@@ -235,7 +230,7 @@ class EvaluationDomain {
             while (lo < hi) {
               size_t grp = lo / half, j = lo % half;
               size_t end = std::min(hi - grp * half, half);
-              stage_run(a.data() + grp * 2 * half, half, j, end, tw, stride);
+              stage_run(a.data() + grp * 2 * half, half, j, end, tw, stride, inverse);
               lo = grp * half + end;
             }
           },
@@ -243,9 +238,13 @@ class EvaluationDomain {
     }
   }
 
-  // Butterflies j in [j0, j1) of one group whose halves start at x and x + half.
-  static inline void stage_run(F* x, size_t half, size_t j0, size_t j1, const F* tw, size_t stride) {
+  // Butterflies j in [j0, j1) of one group whose halves start at x and x + half. The
+  // inverse transform's twiddle omega^(-j*stride) is -omega^(n/2 - j*stride): the same table
+  // read backwards, with the sum and difference swapped.
+  void stage_run(F* x, size_t half, size_t j0, size_t j1, const F* tw, size_t stride, bool inverse) const {
     F* y = x + half;
+    const F* w = inverse ? tw + n_ / 2 : tw;
+    const ptrdiff_t step = inverse ? -ptrdiff_t(stride) : ptrdiff_t(stride);
     size_t j = j0;
     if (j == 0 && j < j1) {
       F u = x[0], v = y[0];
@@ -255,9 +254,10 @@ class EvaluationDomain {
     }
     for (; j < j1; ++j) {
       F u = x[j];
-      F v = y[j] * tw[j * stride];
-      x[j] = u + v;
-      y[j] = u - v;
+      F v = y[j] * w[ptrdiff_t(j) * step];
+      F sum = u + v, diff = u - v;
+      x[j] = inverse ? diff : sum;
+      y[j] = inverse ? sum : diff;
     }
   }
 

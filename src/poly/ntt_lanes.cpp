@@ -35,8 +35,9 @@ constexpr size_t kMinParallel = size_t(1) << 12;
 template <class F>
 constexpr bool kReduceBeforeMul = F::MODULUS.limb[3] >= (uint64_t(1) << 62);
 
-// x, y <- x + w·y, x − w·y (w canonical).
-template <class F>
+// x, y <- x + w·y, x − w·y (w canonical), or x − w·y, x + w·y for kInverse, whose twiddles
+// are negated (see twiddles).
+template <class F, bool kInverse>
 CUZK_LANES_INLINE void butterfly(Vec<F>& x, Vec<F>& y, const Vec<F>& w, const Consts<F>& c) {
   const Vec<F> u = sub_if_above(x, c.two_p);
   Vec<F> v;
@@ -47,8 +48,25 @@ CUZK_LANES_INLINE void butterfly(Vec<F>& x, Vec<F>& y, const Vec<F>& w, const Co
   } else {
     v = mul_lazy<F>(y, w, c);
   }
-  x = add(u, v, c.mask);
-  y = sub(u, v, c.two_p, c.mask);
+  const Vec<F> sum = add(u, v, c.mask), diff = sub(u, v, c.two_p, c.mask);
+  x = kInverse ? diff : sum;
+  y = kInverse ? sum : diff;
+}
+
+// The twiddles of butterflies j0 .. j0+7 of a stage whose twiddle for j is omega^(j·stride).
+// The inverse transform's, omega^(−j·stride) = −omega^(n/2 − j·stride), are read negated
+// from the same table (the butterfly swaps its sum and difference instead), j = 0's as −1.
+template <class F, bool kInverse>
+CUZK_LANES_INLINE Vec<F> twiddles(const F* tw, size_t n, size_t j0, size_t stride, const Consts<F>& c) {
+  if constexpr (!kInverse) {
+    return load8_strided<F>(tw + j0 * stride, ptrdiff_t(stride), c);
+  } else {
+    if (j0 > 0) return load8_strided<F>(tw + (n / 2 - j0 * stride), -ptrdiff_t(stride), c);
+    F w[8];
+    w[0] = -F::one();
+    for (size_t l = 1; l < 8; ++l) w[l] = tw[n / 2 - l * stride];
+    return load8<F>(w, c);
+  }
 }
 
 // x, y <- x + y, x − y for x, y < 2p (the first stage, on canonical input).
@@ -122,32 +140,36 @@ CUZK_LANES_INLINE void permute(V<L>& a, V<L>& b, const Shuffle& s) {
   }
 }
 
-// The twiddles of stage h (2 or 4) for the first vector of arrangement h: omega_2h^(e mod h).
-template <class F>
+// The twiddles of stage h (2 or 4) for the first vector of arrangement h: omega_2h^(e mod h),
+// or for kInverse the negated omega_2h^(−(e mod h)), as in twiddles.
+template <class F, bool kInverse>
 CUZK_LANES_INLINE Vec<F> early_twiddles(int h, size_t n, const F* tw, const Consts<F>& c) {
   const Order order = arrangement(h);
   F w[8];
-  for (int t = 0; t < 8; ++t) w[t] = tw[size_t(order[t] % h) * (n / (2 * size_t(h)))];
+  for (int t = 0; t < 8; ++t) {
+    const size_t m = size_t(order[t] % h) * (n / (2 * size_t(h)));
+    w[t] = !kInverse ? tw[m] : m == 0 ? -F::one() : tw[n / 2 - m];
+  }
   return load8<F>(w, c);
 }
 
 // ---- Passes ----
 
 // Stages 1..block_log of one block of 2^block_log elements, on a 52-bit copy in buf.
-template <class F>
+template <class F, bool kInverse>
 CUZK_LANES void block_pass(F* a, unsigned block_log, unsigned log_n, const F* tw, uint64_t* buf, bool last) {
   constexpr size_t kQ = kVecQwords<F>;
   static const Consts<F> c;
   const size_t n = size_t(1) << log_n, vecs = (size_t(1) << block_log) / 8;
-  const Vec<F> w2 = early_twiddles<F>(2, n, tw, c), w4 = early_twiddles<F>(4, n, tw, c);
+  const Vec<F> w2 = early_twiddles<F, kInverse>(2, n, tw, c), w4 = early_twiddles<F, kInverse>(4, n, tw, c);
   for (size_t q = 0; q < vecs; q += 2) {
     Vec<F> x = load8<F>(a + 8 * q, c), y = load8<F>(a + 8 * q + 8, c);
     permute(x, y, kNaturalTo1);
     butterfly_one<F>(x, y, c);
     permute(x, y, k1To2);
-    butterfly<F>(x, y, w2, c);
+    butterfly<F, kInverse>(x, y, w2, c);
     permute(x, y, k2To4);
-    butterfly<F>(x, y, w4, c);
+    butterfly<F, kInverse>(x, y, w4, c);
     permute(x, y, k4ToNatural);
     store<F>(buf + q * kQ, x);
     store<F>(buf + (q + 1) * kQ, y);
@@ -155,10 +177,10 @@ CUZK_LANES void block_pass(F* a, unsigned block_log, unsigned log_n, const F* tw
   for (unsigned s = 4; s <= block_log; ++s) {
     const size_t hv = size_t(1) << (s - 4), stride = n >> s;  // half = 8·hv butterflies per group
     for (size_t j = 0; j < hv; ++j) {
-      const Vec<F> w = load8_strided<F>(tw + 8 * j * stride, stride, c);
+      const Vec<F> w = twiddles<F, kInverse>(tw, n, 8 * j, stride, c);
       for (size_t g = j; g < vecs; g += 2 * hv) {
         Vec<F> x = load<F>(buf + g * kQ), y = load<F>(buf + (g + hv) * kQ);
-        butterfly<F>(x, y, w, c);
+        butterfly<F, kInverse>(x, y, w, c);
         store<F>(buf + g * kQ, x);
         store<F>(buf + (g + hv) * kQ, y);
       }
@@ -169,7 +191,7 @@ CUZK_LANES void block_pass(F* a, unsigned block_log, unsigned log_n, const F* tw
 
 // Stages first_bit+1 .. first_bit+bits on the 2^bits rows at + k·2^first_bit, eight
 // elements wide; `low` is the index of at[0] mod 2^first_bit (a multiple of 8).
-template <class F>
+template <class F, bool kInverse>
 CUZK_LANES void column_pass(F* at, unsigned first_bit, unsigned bits, size_t low, unsigned log_n, const F* tw,
                             bool last) {
   constexpr size_t kQ = kVecQwords<F>;
@@ -181,10 +203,10 @@ CUZK_LANES void column_pass(F* at, unsigned first_bit, unsigned bits, size_t low
     const size_t span = size_t(1) << t, stride = n >> (first_bit + t + 1);
     for (size_t m = 0; m < span; ++m) {
       // Row k (k mod 2^t = m) holds butterfly indices m·2^first_bit + low + lane.
-      const Vec<F> w = load8_strided<F>(tw + ((m << first_bit) + low) * stride, stride, c);
+      const Vec<F> w = twiddles<F, kInverse>(tw, n, (m << first_bit) + low, stride, c);
       for (size_t k = m; k < rows; k += 2 * span) {
         Vec<F> x = load<F>(buf + k * kQ), y = load<F>(buf + (k + span) * kQ);
-        butterfly<F>(x, y, w, c);
+        butterfly<F, kInverse>(x, y, w, c);
         store<F>(buf + k * kQ, x);
         store<F>(buf + (k + span) * kQ, y);
       }
@@ -210,73 +232,15 @@ CUZK_LANES void scale(F* a, size_t n, const F& c0, const F& g) {
   const F g2 = g * g, g4 = g2 * g2;
   Vec<F> step, pv = load8<F>(p, c);
   broadcast<Shape<F>::L>(step, limbs52<F>((g4 * g4).mont()));
+  const bool plain = g.is_one();
   size_t j = 0;
   for (; j + 8 <= n; j += 8) {
     store8<F>(a + j, reduce(mul<F>(load8<F>(a + j, c), pv, c), c.p, c.mask));
-    pv = mul<F>(pv, step, c);
+    if (!plain) pv = mul<F>(pv, step, c);
   }
   if (j == n) return;
   to_scalar<F>(pv, p);
   for (F q = p[0]; j < n; ++j, q = q * g) a[j] = a[j] * q;
-}
-
-template <int L>
-CUZK_LANES_INLINE V<L> reversed(const V<L>& v) {
-  const __m512i back = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-  V<L> r;
-#pragma GCC unroll 16
-  for (int j = 0; j < L; ++j) r.l[j] = _mm512_maskz_permutexvar_epi64(0xff, back, v.l[j]);
-  return r;
-}
-
-template <class F>
-CUZK_LANES void reverse_scale(F* a, size_t n, size_t lo, size_t hi, const F& c0, const F& g, bool plain) {
-  static const Consts<F> c;
-  // Lane steps while the mirrored block n−j−7 .. n−j stays above j .. j+7.
-  const size_t vec_end = std::min(hi, n / 2);
-  size_t j = lo;
-  if (j + 8 <= vec_end) {
-    F pj[8], pn[8];  // c·g^(j+l) and c·g^(n−j−7+l)
-    pj[0] = plain ? c0 : c0 * g.pow(uint64_t(j));
-    pn[0] = plain ? c0 : c0 * g.pow(uint64_t(n - j - 7));
-    for (int l = 1; l < 8; ++l) {
-      pj[l] = plain ? c0 : pj[l - 1] * g;
-      pn[l] = plain ? c0 : pn[l - 1] * g;
-    }
-    Vec<F> up = load8<F>(pj, c), down = load8<F>(pn, c), step_up = up, step_down = down;
-    if (!plain) {
-      const F g2 = g * g, g4 = g2 * g2, g8 = g4 * g4;
-      broadcast<Shape<F>::L>(step_up, limbs52<F>(g8.mont()));
-      broadcast<Shape<F>::L>(step_down, limbs52<F>(g8.inverse().mont()));
-    }
-    for (; j + 8 <= vec_end; j += 8) {
-      const Vec<F> x = load8<F>(a + j, c), y = load8<F>(a + n - j - 7, c);
-      store8<F>(a + j, reduce(mul<F>(reversed(y), up, c), c.p, c.mask));
-      store8<F>(a + n - j - 7, reduce(mul<F>(reversed(x), down, c), c.p, c.mask));
-      if (!plain) {
-        up = mul<F>(up, step_up, c);
-        down = mul<F>(down, step_down, c);
-      }
-    }
-  }
-  if (j == hi) return;
-  F gj = plain ? c0 : c0 * g.pow(uint64_t(j));
-  F gnj = plain ? c0 : c0 * g.pow(uint64_t(n - j));
-  const F ginv = plain ? F::one() : g.inverse();
-  for (; j < hi; ++j) {
-    const size_t k = n - j;
-    const F x = a[j], y = a[k];
-    if (j == k) {
-      a[j] = x * gj;
-    } else {
-      a[j] = y * gj;
-      a[k] = x * gnj;
-    }
-    if (!plain) {
-      gj = gj * g;
-      gnj = gnj * ginv;
-    }
-  }
 }
 
 // out[i] = a[i]·b[i] − c[i], in Montgomery form or as canonical integers.
@@ -300,15 +264,15 @@ CUZK_LANES void mul_sub(const F* a, const F* b, const F* cc, size_t n, F* out) {
   }
 }
 
-}  // namespace
-
-template <class F>
-void butterflies(F* a, unsigned log_n, const F* tw, ThreadPool& pool) {
+template <class F, bool kInverse>
+void run_butterflies(F* a, unsigned log_n, const F* tw, ThreadPool& pool) {
   const unsigned block_log = std::min(log_n, kBlockLog);
   const size_t n = size_t(1) << log_n, block = size_t(1) << block_log;
   pool.parallel_for(0, n / block, [&](size_t lo, size_t hi) {
     uint64_t* buf = block_buffer(block / 8 * kVecQwords<F>);
-    for (size_t b = lo; b < hi; ++b) block_pass<F>(a + b * block, block_log, log_n, tw, buf, block_log == log_n);
+    for (size_t b = lo; b < hi; ++b) {
+      block_pass<F, kInverse>(a + b * block, block_log, log_n, tw, buf, block_log == log_n);
+    }
   });
   // The rest in column passes of balanced sizes.
   for (unsigned bit = block_log; bit < log_n;) {
@@ -321,7 +285,7 @@ void butterflies(F* a, unsigned log_n, const F* tw, ThreadPool& pool) {
         [&](size_t lo, size_t hi) {
           for (size_t i = lo; i < hi; ++i) {
             const size_t low = 8 * (i % cols);
-            column_pass<F>(a + (i / cols) * span + low, bit, bits, low, log_n, tw, last);
+            column_pass<F, kInverse>(a + (i / cols) * span + low, bit, bits, low, log_n, tw, last);
           }
         },
         std::max<size_t>(1, kMinParallel >> (bits + 3)));
@@ -329,14 +293,20 @@ void butterflies(F* a, unsigned log_n, const F* tw, ThreadPool& pool) {
   }
 }
 
+}  // namespace
+
 template <class F>
-void scale_run(F* a, size_t n, const F& c, const F& g) {
-  scale<F>(a, n, c, g);
+void butterflies(F* a, unsigned log_n, const F* tw, bool inverse, ThreadPool& pool) {
+  if (inverse) {
+    run_butterflies<F, true>(a, log_n, tw, pool);
+  } else {
+    run_butterflies<F, false>(a, log_n, tw, pool);
+  }
 }
 
 template <class F>
-void reverse_scale_run(F* a, size_t n, size_t lo, size_t hi, const F& c, const F& g, bool plain) {
-  reverse_scale<F>(a, n, lo, hi, c, g, plain);
+void scale_run(F* a, size_t n, const F& c, const F& g) {
+  scale<F>(a, n, c, g);
 }
 
 template <class F>
@@ -350,14 +320,10 @@ void mul_sub_canonical_run(const F* a, const F* b, const F* c, size_t n, typenam
   mul_sub<F, true>(a, b, c, n, reinterpret_cast<F*>(out));
 }
 
-template void butterflies<bn254::Fr>(bn254::Fr*, unsigned, const bn254::Fr*, ThreadPool&);
-template void butterflies<bls12_381::Fr>(bls12_381::Fr*, unsigned, const bls12_381::Fr*, ThreadPool&);
+template void butterflies<bn254::Fr>(bn254::Fr*, unsigned, const bn254::Fr*, bool, ThreadPool&);
+template void butterflies<bls12_381::Fr>(bls12_381::Fr*, unsigned, const bls12_381::Fr*, bool, ThreadPool&);
 template void scale_run<bn254::Fr>(bn254::Fr*, size_t, const bn254::Fr&, const bn254::Fr&);
 template void scale_run<bls12_381::Fr>(bls12_381::Fr*, size_t, const bls12_381::Fr&, const bls12_381::Fr&);
-template void reverse_scale_run<bn254::Fr>(bn254::Fr*, size_t, size_t, size_t, const bn254::Fr&, const bn254::Fr&,
-                                           bool);
-template void reverse_scale_run<bls12_381::Fr>(bls12_381::Fr*, size_t, size_t, size_t, const bls12_381::Fr&,
-                                               const bls12_381::Fr&, bool);
 template void mul_sub_run<bn254::Fr>(const bn254::Fr*, const bn254::Fr*, const bn254::Fr*, size_t, bn254::Fr*);
 template void mul_sub_run<bls12_381::Fr>(const bls12_381::Fr*, const bls12_381::Fr*, const bls12_381::Fr*, size_t,
                                          bls12_381::Fr*);

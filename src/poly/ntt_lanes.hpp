@@ -29,21 +29,16 @@ inline constexpr bool kSupported = std::is_same_v<F, bn254::Fr> || std::is_same_
 inline constexpr unsigned kMinLog = 4;
 
 // The stages of a decimation-in-time transform on bit-reversed input a of size 2^log_n
-// (log_n >= kMinLog), with tw[i] = omega^i for i < n/2; results canonical. Call only when
-// ff::lanes::enabled().
+// (log_n >= kMinLog), with tw[i] = omega^i for i < n/2; results canonical. `inverse` runs
+// the transform by omega^-1 instead (the inverse transform without its 1/n), from the same
+// table. Call only when ff::lanes::enabled().
 template <class F>
-void butterflies(F* a, unsigned log_n, const F* tw, ThreadPool& pool);
+void butterflies(F* a, unsigned log_n, const F* tw, bool inverse, ThreadPool& pool);
 
 // a[j] *= c·g^j for j < n (one thread's share of EvaluationDomain::scale_by_powers).
 // Call only when ff::lanes::enabled().
 template <class F>
 void scale_run(F* a, size_t n, const F& c, const F& g);
-
-// For j in [lo, hi) with 1 <= lo and hi <= n/2 + 1: a[j], a[n−j] <- a[n−j]·c·g^j,
-// a[j]·c·g^(n−j) (one thread's share of EvaluationDomain::reverse_and_scale; `plain`
-// when g = 1). Call only when ff::lanes::enabled().
-template <class F>
-void reverse_scale_run(F* a, size_t n, size_t lo, size_t hi, const F& c, const F& g, bool plain);
 
 // out[i] = a[i]·b[i] − c[i] for i < n (out may be a). Call only when ff::lanes::enabled().
 template <class F>
