@@ -15,6 +15,7 @@
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
+#include "ff/cpu_lanes.hpp"
 #include "ff/roots.hpp"
 #include "poly/ntt_lanes.hpp"
 
