@@ -8,7 +8,8 @@
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_CUDA_ARCH (90),
 # CUZK_GTEST_SOURCE_DIR, JOBS (nproc), CUZK_GPU_CHECK_UNIT=0 to skip the unit tests,
 # CUZK_GPU_CHECK_OUT (a folder that receives summary.md and the logs; defaults to $OUT),
-# CUZK_COMMIT (the commit to print where the tree has no .git, as on the device machine).
+# CUZK_COMMIT (the commit to print; wins over git, whose view of a copied tree, as on the
+# device machine, may be stale).
 # Exit status: 0 when the device build, the device tests and the benchmark all pass.
 # Usage: scripts/gpu-check.sh [--build-only]   (--build-only: configure and build, run nothing)
 set -uo pipefail
@@ -45,10 +46,12 @@ finish() {
   {
     echo "# cuzk gpu-check"
     echo
-    if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    if [[ -n ${CUZK_COMMIT:-} ]]; then
+      echo "commit: $CUZK_COMMIT (CUZK_COMMIT as given)"
+    elif git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
       echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo ' (+ local changes)')"
     else
-      echo "commit: ${CUZK_COMMIT:-unknown} (no .git here: CUZK_COMMIT as given)"
+      echo "commit: unknown (no .git here; set CUZK_COMMIT)"
     fi
     echo "device: ${DEVICE_LINE:-unknown}"
     echo "build: $BUILD (arch $ARCH, $JOBS jobs); total $((SECONDS - START)) s"
