@@ -68,10 +68,7 @@ CUZK_LANES_INLINE LanesOf<E> mul_e(const LanesOf<E>& a, const LanesOf<E>& b, con
     const auto t00 = mul<F>(a.part[0], b.part[0], c), t11 = mul<F>(a.part[1], b.part[1], c);
     const auto t01 = mul<F>(a.part[0], b.part[1], c), t10 = mul<F>(a.part[1], b.part[0], c);
     r.part[0] = reduce(sub(t00, t11, c.two_p, c.mask), c.two_p, c.mask);  // (0, 4p) -> below 2p
-    auto sum = t01;
-    for (int j = 0; j < Shape<F>::L; ++j) sum.l[j] = _mm512_add_epi64(t01.l[j], t10.l[j]);
-    carry_signed(sum, c.mask);
-    r.part[1] = reduce(sum, c.two_p, c.mask);  // [0, 4p) -> below 2p
+    r.part[1] = reduce(add(t01, t10, c.mask), c.two_p, c.mask);  // [0, 4p) -> below 2p
   }
   return r;
 }
