@@ -68,7 +68,7 @@ CUZK_LANES_INLINE LanesOf<E> mul_e(const LanesOf<E>& a, const LanesOf<E>& b, con
     const auto t00 = mul<F>(a.part[0], b.part[0], c), t11 = mul<F>(a.part[1], b.part[1], c);
     const auto t01 = mul<F>(a.part[0], b.part[1], c), t10 = mul<F>(a.part[1], b.part[0], c);
     r.part[0] = reduce(sub(t00, t11, c.two_p, c.mask), c.two_p, c.mask);  // (0, 4p) -> below 2p
-    r.part[1] = reduce(add(t01, t10, c.mask), c.two_p, c.mask);  // [0, 4p) -> below 2p
+    r.part[1] = reduce(add(t01, t10, c.mask), c.two_p, c.mask);           // [0, 4p) -> below 2p
   }
   return r;
 }
@@ -197,7 +197,7 @@ CUZK_LANES void batch(E* bucket, const uint32_t* index, const E* point, const E*
       const Vec bx = gather_e<E>(bucket, b_at, live, one, c);
       const Vec by = gather_e<E>(bucket, _mm512_add_epi64(b_at, y_off), live, one, c);
 
-      const Vec lambda = mul_e<E>(sub(qy, by, c.p, c.mask), dinv, c);        // (qy − by)/(qx − bx)
+      const Vec lambda = mul_e<E>(sub(qy, by, c.p, c.mask), dinv, c);       // (qy − by)/(qx − bx)
       Vec x3 = sub2(mul_e<E>(lambda, lambda, c), bx, qx, c.two_p, c.mask);  // in (0, 4p)
       x3 = reduce(reduce(x3, c.two_p, c.mask), c.p, c.mask);
       Vec y3 = sub(mul_e<E>(lambda, sub(bx, x3, c.p, c.mask), c), by, c.p, c.mask);  // in (0, 3p)
@@ -317,7 +317,8 @@ CUZK_LANES_INLINE void xyzz_to_scalar(const XyzzW<typename C::Base>& v, __mmask8
   to_scalar_e<E>(v.y, y);
   to_scalar_e<E>(v.zz, zz);
   to_scalar_e<E>(v.zzz, zzz);
-  for (int i = 0; i < 8; ++i) out[i] = (inf >> i) & 1 ? ec::Xyzz<C>::infinity() : ec::Xyzz<C>{x[i], y[i], zz[i], zzz[i]};
+  for (int i = 0; i < 8; ++i)
+    out[i] = (inf >> i) & 1 ? ec::Xyzz<C>::infinity() : ec::Xyzz<C>{x[i], y[i], zz[i], zzz[i]};
 }
 
 template <class C>
@@ -425,15 +426,15 @@ ec::Xyzz<C> weighted_bucket_sum(const ec::Affine<C>* bucket, const uint8_t* fill
 }
 
 template ec::Xyzz<bn254::G2Config> weighted_bucket_sum<bn254::G2Config>(const ec::Affine<bn254::G2Config>*,
-                                                                       const uint8_t*, size_t);
-template ec::Xyzz<bls12_381::G2Config> weighted_bucket_sum<bls12_381::G2Config>(
-    const ec::Affine<bls12_381::G2Config>*, const uint8_t*, size_t);
+                                                                        const uint8_t*, size_t);
+template ec::Xyzz<bls12_381::G2Config> weighted_bucket_sum<bls12_381::G2Config>(const ec::Affine<bls12_381::G2Config>*,
+                                                                                const uint8_t*, size_t);
 template ec::Xyzz<bn254::G1Config> weighted_bucket_sum<bn254::G1Config>(const ec::Affine<bn254::G1Config>*,
-                                                                       const uint8_t*, size_t);
-template ec::Xyzz<bls12_381::G1Config> weighted_bucket_sum<bls12_381::G1Config>(
-    const ec::Affine<bls12_381::G1Config>*, const uint8_t*, size_t);
-template void batch_affine_add<bn254::Fq2>(bn254::Fq2*, const uint32_t*, const bn254::Fq2*, const bn254::Fq2*,
-                                           size_t, std::vector<uint64_t>&);
+                                                                        const uint8_t*, size_t);
+template ec::Xyzz<bls12_381::G1Config> weighted_bucket_sum<bls12_381::G1Config>(const ec::Affine<bls12_381::G1Config>*,
+                                                                                const uint8_t*, size_t);
+template void batch_affine_add<bn254::Fq2>(bn254::Fq2*, const uint32_t*, const bn254::Fq2*, const bn254::Fq2*, size_t,
+                                           std::vector<uint64_t>&);
 template void batch_affine_add<bls12_381::Fq2>(bls12_381::Fq2*, const uint32_t*, const bls12_381::Fq2*,
                                                const bls12_381::Fq2*, size_t, std::vector<uint64_t>&);
 template void batch_affine_add<bn254::Fq>(bn254::Fq*, const uint32_t*, const bn254::Fq*, const bn254::Fq*, size_t,

@@ -3,14 +3,16 @@
 //
 // As supraseal does it, scalars are first sorted into three kinds: 0 (skipped), 1 (summed
 // by plain mixed additions: circom witnesses are full of bits) and the rest, which go to
-// Pippenger's bucket method with signed (Booth) c-bit digits in [-2^(c-1), 2^(c-1)],
-// computed per window from c + 1 bits of the scalar, so each window needs only 2^(c-1)
-// buckets and a negative digit adds -P = (x, -y). On G1 (both curves) and up to
-// kGlvMaxPoints, the scalars are first split by GLV (msm/glv.hpp). Bucket additions are
-// batched affine additions sharing one inversion; a point whose bucket is already queued
-// waits for the next batch, and XYZZ overflows take the cases a batch cannot (see
-// BatchAffineBuckets); buckets are reduced by a running sum. Each thread owns one bucket
-// set and claims whole windows.
+// Pippenger's bucket method with signed (Booth) digits of at most c bits, windows of
+// balanced widths (WindowLayout), each digit computed per window from width + 1 bits of the
+// scalar, so a window of c bits needs only 2^(c-1) buckets and a negative digit adds
+// -P = (x, -y). On G1 (both curves) and up to kGlvMaxPoints, the scalars are first split by
+// GLV (msm/glv.hpp). Bucket additions are batched affine additions sharing one
+// (variable-time) inversion; a point whose bucket is already queued waits for the next
+// batch, and XYZZ overflows take the cases a batch cannot (see BatchAffineBuckets);
+// buckets are reduced by a running sum. Each thread owns one bucket set and claims whole
+// windows. Where the CPU has AVX-512 IFMA, the batches and the bucket sums run eight at a
+// time in SIMD lanes (msm/lanes.hpp).
 #pragma once
 
 #include <algorithm>
@@ -88,7 +90,11 @@ class BatchAffineBuckets {
   using Base = typename C::Base;
 
   BatchAffineBuckets(size_t buckets, size_t batch)
-      : batch_(batch), capacity_(batch), point_(batch ? buckets : 0), filled_(batch ? buckets : 0, 0), queued_(batch ? buckets : 0, 0),
+      : batch_(batch),
+        capacity_(batch),
+        point_(batch ? buckets : 0),
+        filled_(batch ? buckets : 0, 0),
+        queued_(batch ? buckets : 0, 0),
         overflow_(buckets, P::infinity()) {
     pending_bucket_.reserve(batch);
     pending_point_.reserve(batch);

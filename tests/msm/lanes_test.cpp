@@ -31,7 +31,7 @@ std::vector<F> edge_values();
 
 // Fp2: pairs of the base field's edge values.
 template <class E>
-  requires requires(E e) { e.c1; }
+requires requires(E e) { e.c1; }
 std::vector<E> edge_values() {
   const auto base = edge_values<typename E::Fq>();
   std::vector<E> v;
