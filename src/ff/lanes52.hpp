@@ -306,12 +306,6 @@ CUZK_LANES_INLINE __mmask8 is_zero(const V<Shape<F>::L>& v, const Consts<F>& c) 
   return _mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512());
 }
 
-// a + k − b for a, b < 2p made < 2p again (k = 2p: the sum lies in (0, 4p)).
-template <class F>
-CUZK_LANES_INLINE V<Shape<F>::L> sub2p(const V<Shape<F>::L>& a, const V<Shape<F>::L>& b, const Consts<F>& c) {
-  return reduce(sub(a, b, c.two_p, c.mask), c.two_p, c.mask);
-}
-
 // a + b for non-negative a, b, limbs carried back below 2^52.
 template <int L>
 CUZK_LANES_INLINE V<L> add(const V<L>& a, const V<L>& b, __m512i mask) {
