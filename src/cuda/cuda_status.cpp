@@ -1,5 +1,7 @@
 #include "cuda/cuda_status.hpp"
 
+#include "cuda/fault.hpp"
+
 namespace cuzk::cuda {
 
 Status cuda_status(cudaError_t err, const std::string& what) {
@@ -42,7 +44,16 @@ bool is_sticky_error(cudaError_t err) {
 }
 
 Status check_launch(const char* kernel) {
-  return cuda_status(cudaGetLastError(), std::string("launch of ") + kernel);
+  CUZK_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), std::string("launch of ") + kernel));
+  return inject_fault(FaultKind::kKernel, kernel);
+}
+
+Status copy_async(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
+                  const char* site) {
+  if (bytes == 0) return Status::ok();
+  CUZK_RETURN_IF_ERROR(inject_fault(FaultKind::kCopy, site));
+  return cuda_status(cudaMemcpyAsync(dst, src, bytes, kind, stream),
+                     std::string(site) + ": cudaMemcpyAsync(" + std::to_string(bytes) + " bytes)");
 }
 
 }  // namespace cuzk::cuda

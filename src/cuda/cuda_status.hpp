@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 
 #include "core/status.hpp"
@@ -19,8 +20,14 @@ Status cuda_status(cudaError_t err, const std::string& what);
 // the device must be reset before it can serve again.
 bool is_sticky_error(cudaError_t err);
 
-// The error of the last kernel launch on this thread, as a Status naming the kernel.
+// The error of the last kernel launch on this thread, as a Status naming the kernel. Call
+// it after every launch: it is also where kernel faults are injected (cuda/fault.hpp).
 Status check_launch(const char* kernel);
+
+// cudaMemcpyAsync through the fault injector, for copies that are not a DeviceBuffer's
+// upload/download (device-to-device, or into part of a buffer). `site` names it in errors.
+Status copy_async(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
+                  const char* site);
 
 }  // namespace cuzk::cuda
 

@@ -1,0 +1,136 @@
+// The one accounted allocator of each device. Every device allocation in cuzk goes
+// through it (DeviceBuffer::allocate does), so that what the engine holds is always known:
+// nothing else calls cudaMalloc, and cudaMallocAsync pools are not used at all (memory
+// freed to a pool is invisible to cudaMalloc).
+//
+// At creation it measures the device (cudaMemGetInfo): the used bytes then are the idle
+// baseline; the budget is the free bytes minus a safety margin (default 512 MiB), capped
+// by an optional limit (a test can pretend the card has 16 GiB). An allocation that would
+// take the allocator past its budget fails before cudaMalloc is called, with a Status that
+// names the site, the size, and what is reserved and free.
+//
+// Reservations: a stage that knows how many bytes it will need reserves them first (an
+// RAII Reservation), then allocates from the reservation; a reservation that cannot fit
+// fails at once instead of part-way through the stage.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace cuzk::cuda {
+
+struct BudgetOptions {
+  size_t safety_margin_bytes = size_t(512) << 20;
+  size_t cap_bytes = 0;  // 0: no cap; else the budget is at most this many bytes
+};
+
+struct AllocatorStats {
+  int device = 0;
+  size_t total_bytes = 0;     // the card's memory
+  size_t baseline_used = 0;   // used (by anyone) when the allocator was created or re-based
+  size_t budget_bytes = 0;    // what this allocator may hand out
+  size_t allocated_bytes = 0; // live allocations
+  size_t reserved_bytes = 0;  // held by reservations and not yet allocated from them
+  size_t peak_bytes = 0;      // max of allocated + reserved since creation or reset_peak()
+  size_t allocations = 0;     // live allocation count
+  size_t available_bytes() const {
+    const size_t held = allocated_bytes + reserved_bytes;
+    return held < budget_bytes ? budget_bytes - held : 0;
+  }
+};
+
+class DeviceAllocator;
+
+namespace detail {
+// Bytes a reservation holds; shared by the Reservation handle and the allocations made
+// from it, so either may go first.
+struct ReservationState {
+  DeviceAllocator* owner = nullptr;
+  size_t unused = 0;  // reserved, not yet allocated
+  bool open = true;   // false once the handle is gone: freed bytes then return to the pool
+  std::string site;
+};
+}  // namespace detail
+
+// A claim on `bytes()` of a device's budget. Allocations made with it draw on the claim;
+// when the handle is destroyed its unused bytes return to the budget, and bytes still held
+// by allocations return as those are freed.
+class Reservation {
+ public:
+  Reservation() = default;
+  Reservation(Reservation&&) noexcept = default;
+  Reservation& operator=(Reservation&& o) noexcept;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() { release(); }
+
+  size_t unused_bytes() const;
+  bool valid() const { return state_ != nullptr; }
+  void release();
+
+ private:
+  friend class DeviceAllocator;
+  explicit Reservation(std::shared_ptr<detail::ReservationState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::ReservationState> state_;
+};
+
+// One live device allocation as the allocator sees it; DeviceBuffer owns one.
+struct Allocation {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  int device = 0;
+  std::shared_ptr<detail::ReservationState> from;  // null: charged to the budget directly
+};
+
+class DeviceAllocator {
+ public:
+  // The allocator of `device`, created on first use with `options` (later calls ignore
+  // them; use configure()). Creation measures the baseline, so create it before loading
+  // anything on the device.
+  static Result<DeviceAllocator*> for_device(int device, const BudgetOptions& options = {});
+  // The allocator of the calling thread's current device.
+  static Result<DeviceAllocator*> current();
+
+  // Re-measures the device and recomputes the budget with new options. Fails if anything
+  // is allocated or reserved (the baseline would be wrong).
+  Status configure(const BudgetOptions& options);
+
+  // cudaMalloc of `bytes` within the budget (or within `from`, when given).
+  Result<Allocation> allocate(size_t bytes, const char* site, Reservation* from = nullptr);
+  // Frees an allocation made here; a failure can only follow a sticky error.
+  Status free(Allocation& a);
+
+  // Claims `bytes` of the budget, or fails with kResourceExhausted naming `site`.
+  Result<Reservation> reserve(size_t bytes, const char* site);
+  // Whether `bytes` could be reserved now (no claim is made).
+  bool fits(size_t bytes) const;
+
+  AllocatorStats stats() const;
+  void reset_peak();
+  const BudgetOptions& options() const { return options_; }
+  int device() const { return device_; }
+
+  // The device's memory use right now (cudaMemGetInfo) against the baseline: ok when the
+  // device is back at its baseline within `slack_bytes` and this allocator holds nothing
+  // beyond `expected_allocated`; otherwise a Status saying how much is left over.
+  Status check_baseline(size_t expected_allocated = 0, size_t slack_bytes = size_t(64) << 20) const;
+
+ private:
+  friend class Reservation;
+  explicit DeviceAllocator(int device) : device_(device) {}
+  Status measure(const BudgetOptions& options);
+  Status out_of_budget(const char* what, size_t bytes, const char* site) const;
+  void release_reservation(detail::ReservationState& s);
+
+  const int device_;
+  BudgetOptions options_;
+  mutable std::mutex mu_;
+  size_t total_ = 0, baseline_used_ = 0, budget_ = 0;
+  size_t allocated_ = 0, reserved_ = 0, peak_ = 0, count_ = 0;
+};
+
+}  // namespace cuzk::cuda
