@@ -1,19 +1,98 @@
-// The compute backend behind the prover: the multi-scalar multiplications and the H
-// polynomial. The prover is written against this interface only; the CPU backend lives
-// here, a CUDA backend implements the same calls.
+// The compute backend behind the prover. The prover (groth16/prover.hpp) is one pipeline
+// written against this interface; the CPU backend lives here, the CUDA backend in
+// src/cuda/prover. Nothing above this layer knows which one runs.
+//
+// A backend prepares each proving key once (a CUDA backend uploads its points and
+// coefficient rows to the device), then runs one proof in three stages that a scheduler
+// may run separately: upload (the witness to where the backend computes; outside any
+// device lock), compute (synthesis a = A·w, b = B·w, c = a∘b, the H scalars and the five
+// MSMs: the kernel region), read_back (the MSM sums to the host). Each stage says
+// beforehand how many device bytes it will take.
+//
+// The primitive operations (msm_g1, msm_g2, h_poly on host data) stay available for tests
+// and benchmarks.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
+#include "ec/jacobian.hpp"
 #include "ec/points.hpp"
 #include "ff/cpu_lanes.hpp"
+#include "formats/zkey.hpp"
 #include "msm/pippenger.hpp"
 #include "poly/domain.hpp"
 #include "poly/h_poly.hpp"
 
 namespace cuzk::groth16 {
+
+// Seconds spent in each stage of one proof.
+struct ProveTimings {
+  double upload = 0;       // the witness to the backend (host to device for CUDA)
+  double witness_abc = 0;  // witness checks, sparse A·w and B·w, c = a∘b
+  double h = 0;            // NTTs and the H scalars
+  double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_l = 0, msm_h = 0;
+  double read_back = 0;  // results back to the host
+  double finalize = 0;   // blinding with r, s and conversion to affine
+  double total = 0;
+
+  double msm_total() const { return msm_a + msm_b1 + msm_b2 + msm_l + msm_h; }
+};
+
+// One matrix (A or B) of a key by constraint row: row i is entry[row_start[i] ..
+// row_start[i+1]), positions in the key's coefficient table (read in place, never
+// copied), in file order. Built once per key by the prover.
+struct CoefficientRows {
+  std::vector<uint32_t> row_start;
+  std::vector<uint32_t> entry;
+};
+
+// What a backend is given of a key: the validated zkey, its domain and its A and B rows.
+// All three outlive every prepared key and proof made from them (the Prover owns them).
+template <class C>
+struct KeyView {
+  const formats::Zkey<C>* zkey = nullptr;
+  const poly::EvaluationDomain<typename C::Fr>* domain = nullptr;
+  const CoefficientRows* rows = nullptr;  // rows[0] = A, rows[1] = B
+};
+
+// The five MSM sums of one proof, before blinding.
+template <class C>
+struct MsmSums {
+  ec::Jacobian<typename C::G1> a, b1, l, h;
+  ec::Jacobian<typename C::G2> b2;
+};
+
+// A key as a backend keeps it between proofs (device-resident points for CUDA).
+template <class C>
+class PreparedKey {
+ public:
+  virtual ~PreparedKey() = default;
+  const KeyView<C>& view() const { return view_; }
+  // Device bytes the key holds while prepared (0 on the CPU).
+  virtual size_t resident_bytes() const { return 0; }
+  // How the key is held, for logs and status ("host", "device", "streamed").
+  virtual std::string placement() const = 0;
+
+ protected:
+  explicit PreparedKey(KeyView<C> v) : view_(v) {}
+
+ private:
+  KeyView<C> view_;
+};
+
+// One proof between its stages. Owns everything a later stage reads (the witness is the
+// caller's: it must stay valid until read_back has returned).
+template <class C>
+class ProofJob {
+ public:
+  virtual ~ProofJob() = default;
+};
 
 template <class C>
 class Backend {
@@ -26,15 +105,55 @@ class Backend {
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
 
+  // --- keys and the stages of one proof ---------------------------------------------
+  virtual Result<std::unique_ptr<PreparedKey<C>>> prepare(const KeyView<C>& key) = 0;
+  // Device bytes that upload() and compute() of one proof of `key` take (0 on the CPU);
+  // a scheduler reserves them before starting the stage.
+  virtual size_t upload_bytes(const PreparedKey<C>& key) const = 0;
+  virtual size_t compute_bytes(const PreparedKey<C>& key) const = 0;
+  // `witness` has been checked by the prover: nVars canonical values, w[0] = 1.
+  virtual Result<std::unique_ptr<ProofJob<C>>> upload(const PreparedKey<C>& key, std::span<const Scalar> witness,
+                                                      ProveTimings& t) = 0;
+  virtual Status compute(const PreparedKey<C>& key, ProofJob<C>& job, ProveTimings& t) = 0;
+  virtual Result<MsmSums<C>> read_back(ProofJob<C>& job, ProveTimings& t) = 0;
+
+  // --- primitives on host data -----------------------------------------------------
   // sum_i scalars[i]·bases[i]; the spans have equal length.
   virtual Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> bases, std::span<const Scalar> scalars) = 0;
   virtual Result<ec::Jacobian<typename C::G2>> msm_g2(std::span<const G2> bases, std::span<const Scalar> scalars) = 0;
-
   // The snarkjs H scalars: p[i] = (A·B − C)(w2·omega^i) in standard form, from the domain
   // evaluations a, b, c (Montgomery form; overwritten). See poly/h_poly.hpp.
   virtual Status h_poly(const poly::EvaluationDomain<Fr>& domain, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                         std::span<Scalar> p) = 0;
 };
+
+// a = A·w, b = B·w over the domain and c = a∘b, on host threads: each row summed by one
+// thread in file order (the CPU backend's synthesis, and the reference for the device's).
+template <class C>
+void synthesize_abc(const KeyView<C>& key, std::span<const typename C::Fr::Int> witness, std::span<typename C::Fr> a,
+                    std::span<typename C::Fr> b, std::span<typename C::Fr> c, ThreadPool& pool) {
+  using Fr = typename C::Fr;
+  const auto& coefs = key.zkey->coefficients();
+  const CoefficientRows* rows = key.rows;
+  pool.parallel_for(
+      0, a.size(),
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+          Fr acc[2] = {Fr::zero(), Fr::zero()};
+          for (int m = 0; m < 2; ++m) {
+            for (uint32_t k = rows[m].row_start[i]; k < rows[m].row_start[i + 1]; ++k) {
+              const uint32_t e = rows[m].entry[k];
+              // coef·R times (w/R): one Montgomery product gives coef·w (reference §4.3).
+              acc[m] += coefs.value(e) * Fr::from_mont(witness[coefs.signal(e)]);
+            }
+          }
+          a[i] = acc[0];
+          b[i] = acc[1];
+          c[i] = acc[0] * acc[1];
+        }
+      },
+      1024);
+}
 
 template <class C>
 class CpuBackend final : public Backend<C> {
@@ -47,6 +166,25 @@ class CpuBackend final : public Backend<C> {
   explicit CpuBackend(ThreadPool& pool) : pool_(pool) {}
   // Says whether the MSM and NTT run their AVX-512 IFMA lanes (ff/cpu_lanes.hpp).
   const char* name() const override { return ff::lanes::enabled() ? "cpu (AVX-512 IFMA lanes)" : "cpu"; }
+
+  Result<std::unique_ptr<PreparedKey<C>>> prepare(const KeyView<C>& key) override {
+    return std::unique_ptr<PreparedKey<C>>(new HostKey(key));
+  }
+  size_t upload_bytes(const PreparedKey<C>&) const override { return 0; }
+  size_t compute_bytes(const PreparedKey<C>&) const override { return 0; }
+
+  Result<std::unique_ptr<ProofJob<C>>> upload(const PreparedKey<C>&, std::span<const Scalar> witness,
+                                              ProveTimings&) override {
+    auto job = std::make_unique<HostJob>();
+    job->witness = witness;
+    return std::unique_ptr<ProofJob<C>>(std::move(job));
+  }
+  Status compute(const PreparedKey<C>& key, ProofJob<C>& job, ProveTimings& t) override;
+  Result<MsmSums<C>> read_back(ProofJob<C>& job, ProveTimings&) override {
+    auto& j = static_cast<HostJob&>(job);
+    if (!j.computed) return failed_precondition("cpu backend: read_back before compute");
+    return j.sums;
+  }
 
   Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> bases, std::span<const Scalar> scalars) override {
     if (bases.size() != scalars.size()) return size_mismatch("G1", bases.size(), scalars.size());
@@ -62,6 +200,17 @@ class CpuBackend final : public Backend<C> {
   }
 
  private:
+  class HostKey final : public PreparedKey<C> {
+   public:
+    explicit HostKey(const KeyView<C>& v) : PreparedKey<C>(v) {}
+    std::string placement() const override { return "host"; }
+  };
+  struct HostJob final : ProofJob<C> {
+    std::span<const Scalar> witness;
+    MsmSums<C> sums;
+    bool computed = false;
+  };
+
   static Status size_mismatch(const char* group, size_t bases, size_t scalars) {
     return invalid_argument(std::string("cpu backend: ") + group + " MSM with " + std::to_string(bases) +
                             " bases but " + std::to_string(scalars) + " scalars");
@@ -69,5 +218,8 @@ class CpuBackend final : public Backend<C> {
 
   ThreadPool& pool_;
 };
+
+extern template class CpuBackend<bn254::Curve>;
+extern template class CpuBackend<bls12_381::Curve>;
 
 }  // namespace cuzk::groth16

@@ -2,9 +2,12 @@
 // written against the Backend interface so the same pipeline runs on CPU or GPU:
 //   witness -> a = A·w, b = B·w on the domain (sparse rows, built once per key), c = a∘b
 //   -> H scalars (snarkjs convention) -> five MSMs (A, B1, B2, L, H) -> blinded proof.
+// The heavy middle runs in the backend's stages (upload, compute, read_back: see
+// backend.hpp); the witness checks before and the blinding after are here, once.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,17 +19,6 @@
 #include "poly/domain.hpp"
 
 namespace cuzk::groth16 {
-
-// Seconds spent in each stage of one proof.
-struct ProveTimings {
-  double witness_abc = 0;  // witness checks, sparse A·w and B·w, c = a∘b
-  double h = 0;            // NTTs and the H scalars
-  double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_l = 0, msm_h = 0;
-  double finalize = 0;  // blinding with r, s and conversion to affine
-  double total = 0;
-
-  double msm_total() const { return msm_a + msm_b1 + msm_b2 + msm_l + msm_h; }
-};
 
 template <class C>
 struct ProveOutput {
@@ -41,8 +33,9 @@ class Prover {
   using Fr = typename C::Fr;
   using Scalar = typename Fr::Int;
 
-  // Prepares the key for proving: the domain and the per-row coefficient layout. `zkey`
-  // and `backend` must outlive the prover.
+  // Prepares the key for proving: the domain, the per-row coefficient layout, and the
+  // backend's prepared key (device-resident for CUDA). `zkey` and `backend` must outlive
+  // the prover.
   static Result<Prover> create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool);
 
   // A proof with r, s drawn from the OS CSPRNG. `witness` is the full assignment in
@@ -52,29 +45,39 @@ class Prover {
   // r, s across proofs leaks the witness).
   Result<ProveOutput<C>> prove_with_blinding(std::span<const Scalar> witness, const Fr& r, const Fr& s) const;
 
+  // The stages one at a time, for a scheduler that runs them apart (prove() is
+  // check_witness, upload, compute, read_back, finalize).
+  Status check_witness(std::span<const Scalar> witness) const;
+  Result<std::unique_ptr<ProofJob<C>>> upload(std::span<const Scalar> witness, ProveTimings& t) const {
+    return backend_->upload(*prepared_, witness, t);
+  }
+  Status compute(ProofJob<C>& job, ProveTimings& t) const { return backend_->compute(*prepared_, job, t); }
+  Result<MsmSums<C>> read_back(ProofJob<C>& job, ProveTimings& t) const { return backend_->read_back(job, t); }
+  // Blinds the sums into a proof (snarkjs's formulas); fills public_signals from `witness`.
+  ProveOutput<C> finalize(const MsmSums<C>& sums, std::span<const Scalar> witness, const Fr& r, const Fr& s) const;
+
   // The verification key the proving key implies.
   VerifyingKey<C> verifying_key() const;
 
   const formats::Zkey<C>& zkey() const { return *zkey_; }
+  Backend<C>& backend() const { return *backend_; }
+  const PreparedKey<C>& prepared() const { return *prepared_; }
 
  private:
-  // One matrix (A or B) by constraint row: row i is entry[row_start[i] .. row_start[i+1]),
-  // positions in the key's coefficient table (read in place, never copied), in file order.
-  struct Rows {
-    std::vector<uint32_t> row_start;
-    std::vector<uint32_t> entry;
+  // Domain and rows live on the heap so the KeyView the backend keeps stays valid when
+  // the Prover is moved.
+  struct KeyData {
+    poly::EvaluationDomain<Fr> domain;
+    CoefficientRows rows[2];
   };
 
-  Prover(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool, poly::EvaluationDomain<Fr> domain)
-      : zkey_(&zkey), backend_(&backend), pool_(&pool), domain_(std::move(domain)) {}
-
-  Status check_witness(std::span<const Scalar> witness) const;
+  Prover(const formats::Zkey<C>& zkey, Backend<C>& backend, std::unique_ptr<KeyData> data)
+      : zkey_(&zkey), backend_(&backend), data_(std::move(data)) {}
 
   const formats::Zkey<C>* zkey_;
   Backend<C>* backend_;
-  ThreadPool* pool_;
-  poly::EvaluationDomain<Fr> domain_;
-  Rows rows_[2];
+  std::unique_ptr<KeyData> data_;
+  std::unique_ptr<PreparedKey<C>> prepared_;
 };
 
 extern template class Prover<bn254::Curve>;
