@@ -1,0 +1,379 @@
+#include "cuda/prover/cuda_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+
+#include "cuda/allocator.hpp"
+#include "cuda/device.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/msm/msm.hpp"
+#include "cuda/ntt/ntt.hpp"
+#include "cuda/prover/synthesis.hpp"
+#include "cuda/stream.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+unsigned log2_exact(size_t n) {
+  unsigned k = 0;
+  while ((size_t(1) << k) < n) ++k;
+  return k;
+}
+
+// A key as the device holds it.
+template <class C>
+class DeviceKey final : public groth16::PreparedKey<C> {
+ public:
+  using Fr = typename C::Fr;
+  using G1 = ec::Affine<typename C::G1>;
+  using G2 = ec::Affine<typename C::G2>;
+
+  DeviceKey(const groth16::KeyView<C>& v, NttDomain<Fr> d) : groth16::PreparedKey<C>(v), ntt(std::move(d)) {}
+  std::string placement() const override { return streamed ? "streamed" : "device"; }
+  size_t resident_bytes() const override { return resident; }
+
+  NttDomain<Fr> ntt;
+  DeviceBuffer<uint32_t> row_start[2], signal[2];
+  DeviceBuffer<Fr> coef[2];
+  // The point sections; empty when streamed (then read from the key's host mapping).
+  DeviceBuffer<G1> a, b1, c, h;
+  DeviceBuffer<G2> b2;
+  bool streamed = false;
+  size_t resident = 0;
+
+  DeviceRows<Fr> rows(int m) const { return {row_start[m].data(), signal[m].data(), coef[m].data()}; }
+};
+
+template <class C>
+struct DeviceJob final : groth16::ProofJob<C> {
+  using Scalar = typename C::Fr::Int;
+  DeviceJob(Stream cp, Stream st, Event ev) : copy(std::move(cp)), stream(std::move(st)), uploaded(std::move(ev)) {}
+  Stream copy, stream;
+  Event uploaded;
+  Reservation upload_reservation;
+  DeviceBuffer<Scalar> witness;
+  size_t n_vars = 0;
+  groth16::MsmSums<C> sums;
+  bool computed = false;
+};
+
+template <class T>
+Result<DeviceBuffer<T>> upload_span(std::span<const T> host, const char* site, const Stream& s) {
+  CUZK_ASSIGN_OR_RETURN(auto buf, DeviceBuffer<T>::allocate(host.size(), site));
+  CUZK_RETURN_IF_ERROR(buf.upload(host, s));
+  return Result<DeviceBuffer<T>>(std::move(buf));
+}
+
+// The MSM of one key section: from the resident copy, or streamed from host memory in
+// chunks through two device buffers (the copy of chunk k+1 runs while chunk k's MSM does).
+template <class G>
+Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, std::span<const ec::Affine<G>> host,
+                                    const typename G::Scalar::Int* d_scalars, size_t n, bool streamed,
+                                    size_t chunk_points, const Stream& stream, const Stream& copy,
+                                    Reservation* from) {
+  using A = ec::Affine<G>;
+  if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from);
+  ec::Jacobian<G> sum = ec::Jacobian<G>::infinity();
+  if (n == 0) return sum;
+  const size_t chunk = std::min(chunk_points, n);
+  DeviceBuffer<A> buf[2];
+  CUZK_ASSIGN_OR_RETURN(buf[0], DeviceBuffer<A>::allocate(chunk, "prover.stream_chunk", from));
+  if (n > chunk) {
+    CUZK_ASSIGN_OR_RETURN(buf[1], DeviceBuffer<A>::allocate(chunk, "prover.stream_chunk", from));
+  }
+  CUZK_ASSIGN_OR_RETURN(Event ready0, Event::create(false));
+  CUZK_ASSIGN_OR_RETURN(Event ready1, Event::create(false));
+  Event* ready[2] = {&ready0, &ready1};
+  // The key's host memory is pageable, so a copy from it holds the calling thread until
+  // the data is staged: copies are issued from a helper thread while this one runs the MSM.
+  int device = 0;
+  CUZK_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device), "cudaGetDevice");
+  auto issue = [&](size_t k) -> Status {
+    CUZK_RETURN_IF_ERROR(set_device(device));
+    const size_t lo = k * chunk, len = std::min(chunk, n - lo);
+    CUZK_RETURN_IF_ERROR(buf[k % 2].upload(host.subspan(lo, len), copy));
+    return ready[k % 2]->record(copy);
+  };
+  const size_t chunks = (n + chunk - 1) / chunk;
+  CUZK_RETURN_IF_ERROR(issue(0));
+  for (size_t k = 0; k < chunks; ++k) {
+    CUZK_RETURN_IF_ERROR(stream.wait(*ready[k % 2]));
+    // Msm::run returns once chunk k-1's sum is on the host, so buffer (k+1)%2 is free.
+    std::future<Status> next;
+    if (k + 1 < chunks) next = std::async(std::launch::async, issue, k + 1);
+    const size_t lo = k * chunk, len = std::min(chunk, n - lo);
+    auto part = Msm<G>::run(buf[k % 2].data(), d_scalars + lo, len, stream, from);
+    Status copied = next.valid() ? next.get() : Status::ok();
+    if (!part.is_ok()) return part.status();
+    CUZK_RETURN_IF_ERROR(copied);
+    sum = sum + *part;
+  }
+  return sum;
+}
+
+}  // namespace
+
+bool cuda_device_available() {
+  auto n = device_count();
+  return n.is_ok() && *n > 0;
+}
+
+template <class C>
+CudaBackend<C>::CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name)
+    : options_(options), pool_(pool), name_(std::move(name)) {}
+
+template <class C>
+CudaBackend<C>::~CudaBackend() = default;
+
+template <class C>
+Result<std::unique_ptr<CudaBackend<C>>> CudaBackend<C>::create(const CudaBackendOptions& options, ThreadPool& pool) {
+  CUZK_ASSIGN_OR_RETURN(int count, device_count());
+  if (options.device < 0 || options.device >= count) {
+    return Status{StatusCode::kUnavailable, "cuda backend: device " + std::to_string(options.device) + " requested, " +
+                                                std::to_string(count) + " CUDA device(s) present"};
+  }
+  CUZK_ASSIGN_OR_RETURN(DeviceInfo info, device_info(options.device));
+  CUZK_RETURN_IF_ERROR(set_device(options.device));
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options.device));
+  (void)alloc;  // created now, so its baseline is the idle device
+  std::string name = "cuda (" + info.name + ", device " + std::to_string(options.device) + ")";
+  return std::unique_ptr<CudaBackend>(new CudaBackend(options, pool, std::move(name)));
+}
+
+template <class C>
+Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const groth16::KeyView<C>& view) {
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  const formats::Zkey<C>& zkey = *view.zkey;
+  const auto& hdr = zkey.header();
+  const size_t n = hdr.domain_size;
+  CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(NttDomain<Fr> ntt, NttDomain<Fr>::create(log2_exact(n), s));
+  auto key = std::make_unique<DeviceKey<C>>(view, std::move(ntt));
+
+  // Coefficient rows in CSR form: the entry positions the prover sorted, resolved to
+  // (witness index, coefficient) pairs.
+  const auto& coefs = zkey.coefficients();
+  for (int m = 0; m < 2; ++m) {
+    const groth16::CoefficientRows& r = view.rows[m];
+    std::vector<uint32_t> signal(r.entry.size());
+    std::vector<Fr> coef(r.entry.size());
+    pool_.parallel_for(0, r.entry.size(), [&](size_t lo, size_t hi) {
+      for (size_t k = lo; k < hi; ++k) {
+        signal[k] = coefs.signal(r.entry[k]);
+        coef[k] = coefs.value(r.entry[k]);
+      }
+    });
+    CUZK_ASSIGN_OR_RETURN(key->row_start[m],
+                          upload_span<uint32_t>(r.row_start, "prover.prepare.row_start", s));
+    CUZK_ASSIGN_OR_RETURN(key->signal[m], upload_span<uint32_t>(signal, "prover.prepare.signal", s));
+    CUZK_ASSIGN_OR_RETURN(key->coef[m], upload_span<Fr>(coef, "prover.prepare.coef", s));
+    CUZK_RETURN_IF_ERROR(s.synchronize());  // the host vectors go out of scope
+  }
+  zkey.done_with_coefficients();
+
+  const size_t point_bytes = zkey.a().size_bytes() + zkey.b1().size_bytes() + zkey.b2().size_bytes() +
+                             zkey.c().size_bytes() + zkey.h().size_bytes();
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
+  // The points stay resident only if a proof's working set still fits beside them.
+  const size_t work = compute_bytes(*key) + upload_bytes(*key);
+  key->streamed = options_.force_streamed || !alloc->fits(point_bytes + work);
+  if (key->streamed && !options_.allow_streamed) {
+    return Status{StatusCode::kResourceExhausted,
+                  "cuda backend: " + zkey.path() + ": the key's points (" + std::to_string(point_bytes >> 20) +
+                      " MiB) and a proof's working set (" + std::to_string(work >> 20) +
+                      " MiB) do not fit the device budget (" + std::to_string(alloc->stats().available_bytes() >> 20) +
+                      " MiB available) and streaming is off"};
+  }
+  if (!key->streamed) {
+    CUZK_ASSIGN_OR_RETURN(key->a, upload_span<G1>(zkey.a(), "prover.prepare.points_a", s));
+    CUZK_ASSIGN_OR_RETURN(key->b1, upload_span<G1>(zkey.b1(), "prover.prepare.points_b1", s));
+    CUZK_ASSIGN_OR_RETURN(key->b2, upload_span<G2>(zkey.b2(), "prover.prepare.points_b2", s));
+    CUZK_ASSIGN_OR_RETURN(key->c, upload_span<G1>(zkey.c(), "prover.prepare.points_c", s));
+    CUZK_ASSIGN_OR_RETURN(key->h, upload_span<G1>(zkey.h(), "prover.prepare.points_h", s));
+    CUZK_RETURN_IF_ERROR(s.synchronize());
+    zkey.done_with(zkey.a());
+    zkey.done_with(zkey.b1());
+    zkey.done_with(zkey.b2());
+    zkey.done_with(zkey.c());
+    zkey.done_with(zkey.h());
+  }
+  key->resident = key->row_start[0].size_bytes() + key->row_start[1].size_bytes() + key->signal[0].size_bytes() +
+                  key->signal[1].size_bytes() + key->coef[0].size_bytes() + key->coef[1].size_bytes() +
+                  NttDomain<Fr>::device_bytes(log2_exact(n)) + (key->streamed ? 0 : point_bytes);
+  return std::unique_ptr<groth16::PreparedKey<C>>(std::move(key));
+}
+
+template <class C>
+size_t CudaBackend<C>::upload_bytes(const groth16::PreparedKey<C>& key) const {
+  return size_t(key.view().zkey->header().n_vars) * sizeof(Scalar);
+}
+
+template <class C>
+size_t CudaBackend<C>::compute_bytes(const groth16::PreparedKey<C>& pk) const {
+  const auto& key = static_cast<const DeviceKey<C>&>(pk);
+  const auto& hdr = key.view().zkey->header();
+  const size_t n = hdr.domain_size;
+  const size_t vars = hdr.n_vars;
+  const size_t msm_points = key.streamed ? std::min(options_.stream_chunk_points, std::max(n, vars)) : std::max(n, vars);
+  size_t msm = std::max(Msm<typename C::G1>::scratch_bytes(msm_points), Msm<typename C::G2>::scratch_bytes(
+                                                                            std::min(msm_points, vars)));
+  if (key.streamed) msm += 2 * std::min(options_.stream_chunk_points, std::max(n, vars)) * sizeof(G2);
+  return 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n)) + msm;
+}
+
+template <class C>
+Result<std::unique_ptr<groth16::ProofJob<C>>> CudaBackend<C>::upload(const groth16::PreparedKey<C>& key,
+                                                                     std::span<const Scalar> witness,
+                                                                     groth16::ProveTimings& t) {
+  const auto t0 = Clock::now();
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(Reservation res, alloc->reserve(upload_bytes(key), "prover.upload"));
+  CUZK_ASSIGN_OR_RETURN(Stream copy, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(Stream stream, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(Event ev, Event::create(false));
+  auto job = std::make_unique<DeviceJob<C>>(std::move(copy), std::move(stream), std::move(ev));
+  job->upload_reservation = std::move(res);
+  job->n_vars = witness.size();
+  CUZK_ASSIGN_OR_RETURN(job->witness,
+                        DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
+  CUZK_RETURN_IF_ERROR(job->witness.upload(witness, job->copy));
+  CUZK_RETURN_IF_ERROR(job->uploaded.record(job->copy));
+  t.upload = seconds_since(t0);
+  return std::unique_ptr<groth16::ProofJob<C>>(std::move(job));
+}
+
+template <class C>
+Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::ProofJob<C>& pj, groth16::ProveTimings& t) {
+  const auto& key = static_cast<const DeviceKey<C>&>(pk);
+  auto& job = static_cast<DeviceJob<C>&>(pj);
+  const formats::Zkey<C>& zkey = *key.view().zkey;
+  const auto& hdr = zkey.header();
+  const size_t n = hdr.domain_size;
+  const Stream& s = job.stream;
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(Reservation res, alloc->reserve(compute_bytes(key), "prover.compute"));
+
+  auto t0 = Clock::now();
+  CUZK_RETURN_IF_ERROR(s.wait(job.uploaded));
+  CUZK_ASSIGN_OR_RETURN(auto a, DeviceBuffer<Fr>::allocate(n, "prover.compute.a", &res));
+  CUZK_ASSIGN_OR_RETURN(auto b, DeviceBuffer<Fr>::allocate(n, "prover.compute.b", &res));
+  CUZK_ASSIGN_OR_RETURN(auto c, DeviceBuffer<Fr>::allocate(n, "prover.compute.c", &res));
+  CUZK_RETURN_IF_ERROR(
+      synthesize_abc<Fr>(key.rows(0), key.rows(1), job.witness.data(), a.data(), b.data(), c.data(), n, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  t.witness_abc = seconds_since(t0);
+
+  t0 = Clock::now();
+  // p overwrites a: the H scalars in canonical form, what the H MSM reads.
+  auto* p = reinterpret_cast<Scalar*>(a.data());
+  CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), p, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  CUZK_RETURN_IF_ERROR(b.release());
+  CUZK_RETURN_IF_ERROR(c.release());
+  t.h = seconds_since(t0);
+
+  const size_t chunk = options_.stream_chunk_points;
+  const Scalar* w = job.witness.data();
+  const size_t vars = hdr.n_vars;
+  const size_t first_private = size_t(hdr.n_public) + 1;
+  auto timed = [](double& slot, auto&& f) {
+    const auto t1 = Clock::now();
+    auto r = f();
+    slot = seconds_since(t1);
+    return r;
+  };
+  using G1C = typename C::G1;
+  using G2C = typename C::G2;
+  CUZK_ASSIGN_OR_RETURN(job.sums.h, timed(t.msm_h, [&] {
+                          return section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, s, job.copy, &res);
+                        }));
+  CUZK_RETURN_IF_ERROR(a.release());
+  CUZK_ASSIGN_OR_RETURN(job.sums.a, timed(t.msm_a, [&] {
+                          return section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, s, job.copy, &res);
+                        }));
+  CUZK_ASSIGN_OR_RETURN(job.sums.b1, timed(t.msm_b1, [&] {
+                          return section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, s, job.copy, &res);
+                        }));
+  CUZK_ASSIGN_OR_RETURN(job.sums.b2, timed(t.msm_b2, [&] {
+                          return section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, s, job.copy, &res);
+                        }));
+  CUZK_ASSIGN_OR_RETURN(job.sums.l, timed(t.msm_l, [&] {
+                          return section_msm<G1C>(key.c, zkey.c(), w + first_private, vars - first_private,
+                                                  key.streamed, chunk, s, job.copy, &res);
+                        }));
+  job.computed = true;
+  // The witness is no longer needed: its bytes go back before the next proof's upload.
+  CUZK_RETURN_IF_ERROR(job.witness.release());
+  job.upload_reservation.release();
+  return Status::ok();
+}
+
+template <class C>
+Result<groth16::MsmSums<C>> CudaBackend<C>::read_back(groth16::ProofJob<C>& pj, groth16::ProveTimings& t) {
+  auto& job = static_cast<DeviceJob<C>&>(pj);
+  if (!job.computed) return failed_precondition("cuda backend: read_back before compute");
+  const auto t0 = Clock::now();
+  CUZK_RETURN_IF_ERROR(job.stream.synchronize());
+  t.read_back = seconds_since(t0);
+  return job.sums;
+}
+
+template <class C>
+Result<ec::Jacobian<typename C::G1>> CudaBackend<C>::msm_g1(std::span<const G1> bases,
+                                                            std::span<const Scalar> scalars) {
+  if (bases.size() != scalars.size()) {
+    return invalid_argument("cuda backend: G1 MSM with " + std::to_string(bases.size()) + " bases but " +
+                            std::to_string(scalars.size()) + " scalars");
+  }
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(auto db, upload_span<G1>(bases, "backend.msm_g1.bases", s));
+  CUZK_ASSIGN_OR_RETURN(auto ds, upload_span<Scalar>(scalars, "backend.msm_g1.scalars", s));
+  return Msm<typename C::G1>::run(db.data(), ds.data(), bases.size(), s, nullptr);
+}
+
+template <class C>
+Result<ec::Jacobian<typename C::G2>> CudaBackend<C>::msm_g2(std::span<const G2> bases,
+                                                            std::span<const Scalar> scalars) {
+  if (bases.size() != scalars.size()) {
+    return invalid_argument("cuda backend: G2 MSM with " + std::to_string(bases.size()) + " bases but " +
+                            std::to_string(scalars.size()) + " scalars");
+  }
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(auto db, upload_span<G2>(bases, "backend.msm_g2.bases", s));
+  CUZK_ASSIGN_OR_RETURN(auto ds, upload_span<Scalar>(scalars, "backend.msm_g2.scalars", s));
+  return Msm<typename C::G2>::run(db.data(), ds.data(), bases.size(), s, nullptr);
+}
+
+template <class C>
+Status CudaBackend<C>::h_poly(const poly::EvaluationDomain<Fr>& domain, std::span<Fr> a, std::span<Fr> b,
+                              std::span<Fr> c, std::span<Scalar> p) {
+  const size_t n = domain.size();
+  if (a.size() != n || b.size() != n || c.size() != n || p.size() != n) {
+    return invalid_argument("cuda backend: H with vectors of " + std::to_string(a.size()) + ", " +
+                            std::to_string(b.size()) + ", " + std::to_string(c.size()) + ", " +
+                            std::to_string(p.size()) + " elements for a domain of " + std::to_string(n));
+  }
+  CUZK_RETURN_IF_ERROR(set_device(options_.device));
+  CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+  CUZK_ASSIGN_OR_RETURN(NttDomain<Fr> ntt, NttDomain<Fr>::create(log2_exact(n), s));
+  CUZK_ASSIGN_OR_RETURN(auto da, upload_span<Fr>(a, "backend.h_poly.a", s));
+  CUZK_ASSIGN_OR_RETURN(auto db, upload_span<Fr>(b, "backend.h_poly.b", s));
+  CUZK_ASSIGN_OR_RETURN(auto dc, upload_span<Fr>(c, "backend.h_poly.c", s));
+  auto* dp = reinterpret_cast<Scalar*>(da.data());
+  CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(ntt, da.data(), db.data(), dc.data(), dp, s));
+  CUZK_RETURN_IF_ERROR(copy_async(p.data(), dp, p.size_bytes(), cudaMemcpyDeviceToHost, s.get(), "backend.h_poly.p"));
+  return s.synchronize();
+}
+
+template class CudaBackend<bn254::Curve>;
+template class CudaBackend<bls12_381::Curve>;
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,71 @@
+// groth16::Backend on one CUDA device. prepare() uploads a key's point sections (A, B1, B2,
+// C/L, H) and its A/B coefficient rows into device memory once; each proof then sends only
+// the witness: synthesis, the H pipeline and all five MSMs (G2 included) run on the device.
+// When the device's budget cannot hold the key's points, they stay in host memory and
+// are streamed through two device chunk buffers per MSM, the next chunk's copy running
+// under the current chunk's MSM ("streamed" placement).
+//
+// Every device byte comes from the device's accounted allocator; each stage reserves what
+// it needs at its start (upload_bytes, compute_bytes), so a stage that cannot fit fails
+// before it has done anything, with a kResourceExhausted Status naming the stage.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/status.hpp"
+#include "core/thread_pool.hpp"
+#include "groth16/backend.hpp"
+
+namespace cuzk::cuda {
+
+struct CudaBackendOptions {
+  int device = 0;
+  // Stream the points from host memory when the budget cannot hold them (else prepare fails).
+  bool allow_streamed = true;
+  // Force the streamed placement even when the key fits (tests).
+  bool force_streamed = false;
+  size_t stream_chunk_points = size_t(1) << 22;  // points per chunk when streaming
+};
+
+template <class C>
+class CudaBackend final : public groth16::Backend<C> {
+ public:
+  using typename groth16::Backend<C>::Fr;
+  using typename groth16::Backend<C>::Scalar;
+  using typename groth16::Backend<C>::G1;
+  using typename groth16::Backend<C>::G2;
+
+  // Fails with kUnavailable when the device does not exist.
+  static Result<std::unique_ptr<CudaBackend>> create(const CudaBackendOptions& options, ThreadPool& pool);
+  ~CudaBackend() override;
+
+  const char* name() const override { return name_.c_str(); }
+  int device() const { return options_.device; }
+
+  Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override;
+  size_t upload_bytes(const groth16::PreparedKey<C>& key) const override;
+  size_t compute_bytes(const groth16::PreparedKey<C>& key) const override;
+  Result<std::unique_ptr<groth16::ProofJob<C>>> upload(const groth16::PreparedKey<C>& key,
+                                                       std::span<const Scalar> witness,
+                                                       groth16::ProveTimings& t) override;
+  Status compute(const groth16::PreparedKey<C>& key, groth16::ProofJob<C>& job, groth16::ProveTimings& t) override;
+  Result<groth16::MsmSums<C>> read_back(groth16::ProofJob<C>& job, groth16::ProveTimings& t) override;
+
+  Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> bases, std::span<const Scalar> scalars) override;
+  Result<ec::Jacobian<typename C::G2>> msm_g2(std::span<const G2> bases, std::span<const Scalar> scalars) override;
+  Status h_poly(const poly::EvaluationDomain<Fr>& domain, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                std::span<Scalar> p) override;
+
+ private:
+  CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name);
+
+  CudaBackendOptions options_;
+  ThreadPool& pool_;
+  std::string name_;
+};
+
+// True when at least one CUDA device is usable (for --backend auto).
+bool cuda_device_available();
+
+}  // namespace cuzk::cuda
