@@ -55,9 +55,10 @@ Result<std::vector<Rule>> parse(const std::string& spec) {
       r.site = rest.substr(at + 1);
       rest = rest.substr(0, at);
     }
-    char* num_end = nullptr;
-    const unsigned long long n = std::strtoull(rest.c_str(), &num_end, 10);
-    if (rest.empty() || *num_end != '\0' || n == 0) return bad("N must be a positive integer");
+    const bool digits = !rest.empty() && rest.size() <= 18 &&
+                        rest.find_first_not_of("0123456789") == std::string::npos;
+    const unsigned long long n = digits ? std::strtoull(rest.c_str(), nullptr, 10) : 0;
+    if (n == 0) return bad("N must be a positive integer");
     r.nth = n;
     rules.push_back(std::move(r));
   }
