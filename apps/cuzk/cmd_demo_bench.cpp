@@ -22,6 +22,7 @@ struct RunPlan {
   std::string zkey, wtns, vk;  // vk empty: no verification
   int runs = 1;
   std::string proof_out, public_out;  // where the last proof goes (optional)
+  std::string backend = "auto";
 };
 
 template <class C>
@@ -32,7 +33,9 @@ int run_proofs(const RunPlan& plan, ThreadPool& pool) {
   if (!zkey.is_ok()) return fail(zkey.status(), "prove");
   auto wtns = formats::read_wtns<Fr>(plan.wtns);
   if (!wtns.is_ok()) return fail(wtns.status(), "prove");
-  groth16::CpuBackend<C> backend(pool);
+  auto backend_or = make_backend<C>(plan.backend, pool);
+  if (!backend_or.is_ok()) return fail(backend_or.status(), "prove");
+  groth16::Backend<C>& backend = **backend_or;
   auto prover = groth16::Prover<C>::create(*zkey, backend, pool);
   if (!prover.is_ok()) return fail(prover.status(), "prove");
   std::optional<groth16::VerifyingKey<C>> vk;
@@ -98,7 +101,7 @@ int cmd_demo(const DemoArgs& a) {
   auto files = ensure_demo_files(a.curve, a.constraints, a.cache, pool);
   if (!files.is_ok()) return fail(files.status(), "demo");
   if (!files->built) std::printf("using the cached demo key %s (INSECURE dev setup)\n", files->zkey.c_str());
-  RunPlan plan{files->zkey, files->wtns, files->vk, a.proofs, {}, {}};
+  RunPlan plan{files->zkey, files->wtns, files->vk, a.proofs, {}, {}, a.backend};
   std::string base = files->zkey.substr(0, files->zkey.size() - 5);
   plan.proof_out = base + ".proof.json";
   plan.public_out = base + ".public.json";
@@ -109,6 +112,7 @@ int cmd_bench(const BenchArgs& a) {
   ThreadPool pool = make_pool(a.threads);
   RunPlan plan;
   plan.runs = a.runs;
+  plan.backend = a.backend;
   std::string curve = a.curve;
   if (!a.zkey.empty()) {
     plan.zkey = a.zkey;

@@ -12,7 +12,7 @@
 namespace cuzk::app {
 
 int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const std::string& proof_path,
-              const std::string& pub_path, unsigned threads) {
+              const std::string& pub_path, unsigned threads, const std::string& backend_choice) {
   auto id = formats::detect_curve(zkey_path);
   if (!id.is_ok()) return fail(id.status(), "prove");
   ThreadPool pool = make_pool(threads);
@@ -27,7 +27,9 @@ int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const 
     if (!zkey.is_ok()) return fail(zkey.status(), "prove");
     auto wtns = formats::read_wtns<Fr>(wtns_path);
     if (!wtns.is_ok()) return fail(wtns.status(), "prove");
-    groth16::CpuBackend<C> backend(pool);
+    auto backend_or = make_backend<C>(backend_choice, pool);
+    if (!backend_or.is_ok()) return fail(backend_or.status(), "prove");
+    groth16::Backend<C>& backend = **backend_or;
     auto prover = groth16::Prover<C>::create(*zkey, backend, pool);
     if (!prover.is_ok()) return fail(prover.status(), "prove");
     double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -7,7 +7,7 @@
 namespace cuzk::app {
 
 int cmd_prove(const std::string& zkey, const std::string& wtns, const std::string& proof, const std::string& pub,
-              unsigned threads);
+              unsigned threads, const std::string& backend);
 
 // Exit 0 when the proof is valid, 1 when it is not (or an input cannot be read).
 int cmd_verify(const std::string& vk, const std::string& pub, const std::string& proof);
@@ -28,6 +28,7 @@ struct DemoArgs {
   std::string cache;  // empty: $CUZK_CACHE, else ~/.cache/cuzk
   unsigned threads = 0;
   bool skip_selfcheck = false;
+  std::string backend = "auto";  // auto | cpu | cuda
 };
 int cmd_demo(const DemoArgs& a);
 
@@ -38,6 +39,7 @@ struct BenchArgs {
   std::string cache;
   int runs = 5;
   unsigned threads = 0;
+  std::string backend = "auto";
 };
 int cmd_bench(const BenchArgs& a);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -63,6 +64,11 @@ void print_timing_row(const std::string& label, const groth16::ProveTimings& t);
 
 // The per-stage median over several proofs.
 groth16::ProveTimings median_timings(std::vector<groth16::ProveTimings> runs);
+
+// The backend that --backend names: "cpu", "cuda" (device 0; fails clearly when this build
+// has no CUDA or the machine no device) or "auto" (CUDA when a usable device exists).
+template <class C>
+Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool);
 
 // $CUZK_CACHE, else $HOME/.cache/cuzk, else ./.cuzk-cache; created if missing.
 Result<std::string> cache_dir(const std::string& override_dir);

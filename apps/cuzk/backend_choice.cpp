@@ -1,0 +1,34 @@
+// --backend auto|cpu|cuda for prove, demo and bench.
+#include "cuzk/util.hpp"
+
+#if defined(CUZK_WITH_CUDA)
+#include "cuda/prover/cuda_backend.hpp"
+#endif
+
+namespace cuzk::app {
+
+template <class C>
+Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool) {
+  if (choice != "auto" && choice != "cpu" && choice != "cuda") {
+    return invalid_argument("--backend " + choice + ": expected auto, cpu or cuda");
+  }
+  if (choice == "cpu") return std::unique_ptr<groth16::Backend<C>>(new groth16::CpuBackend<C>(pool));
+#if defined(CUZK_WITH_CUDA)
+  if (choice == "cuda" || cuda::cuda_device_available()) {
+    CUZK_ASSIGN_OR_RETURN(auto b, cuda::CudaBackend<C>::create(cuda::CudaBackendOptions{}, pool));
+    return std::unique_ptr<groth16::Backend<C>>(std::move(b));
+  }
+#else
+  if (choice == "cuda") {
+    return Status{StatusCode::kUnavailable, "--backend cuda: this cuzk was built without CUDA (no nvcc at build time)"};
+  }
+#endif
+  return std::unique_ptr<groth16::Backend<C>>(new groth16::CpuBackend<C>(pool));
+}
+
+template Result<std::unique_ptr<groth16::Backend<bn254::Curve>>> make_backend<bn254::Curve>(const std::string&,
+                                                                                           ThreadPool&);
+template Result<std::unique_ptr<groth16::Backend<bls12_381::Curve>>> make_backend<bls12_381::Curve>(
+    const std::string&, ThreadPool&);
+
+}  // namespace cuzk::app
