@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   prove->add_option("public", pub, "public.json to write")->required();
   std::string prove_backend = "auto";
   prove->add_option("--backend", prove_backend, "auto (CUDA when a device is usable), cpu or cuda")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
 
   auto* verify =
       app.add_subcommand("verify", "cuzk verify <verification_key.json> <public.json> <proof.json>; exit 0 iff valid");
@@ -49,7 +50,9 @@ int main(int argc, char** argv) {
   demo->add_option("-p,--proofs", da.proofs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
   demo->add_option("--curve", da.curve, "bn254 or bls12_381")->capture_default_str();
   demo->add_option("--cache", da.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
-  demo->add_option("--backend", da.backend, "auto (CUDA when a device is usable), cpu or cuda")->capture_default_str();
+  demo->add_option("--backend", da.backend, "auto (CUDA when a device is usable), cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   demo->add_flag("--no-selfcheck", da.skip_selfcheck, "skip the arithmetic self-check");
   demo->add_option("--selfcheck-only", rounds, "only run the arithmetic self-check, verbosely, with N trials");
 
@@ -60,7 +63,9 @@ int main(int argc, char** argv) {
   bench->add_option("-n,--constraints", ba.demo_constraints, "demo circuit constraints (2^k - 5 fills a 2^k domain)")->capture_default_str();
   bench->add_option("-r,--runs", ba.runs, "proofs to make")->capture_default_str()->check(CLI::PositiveNumber);
   bench->add_option("--curve", ba.curve, "demo curve: bn254 or bls12_381")->capture_default_str();
-  bench->add_option("--backend", ba.backend, "auto (CUDA when a device is usable), cpu or cuda")->capture_default_str();
+  bench->add_option("--backend", ba.backend, "auto (CUDA when a device is usable), cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
 
   CLI11_PARSE(app, argc, argv);
