@@ -1,0 +1,232 @@
+// Whole Groth16 proofs on the device against the CPU backend: with the same r and s the
+// proofs are identical, resident and streamed; every injected allocation, copy and launch
+// fault fails that proof only, leaves the device at its baseline, and the next proof succeeds.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda/allocator.hpp"
+#include "cuda/fault.hpp"
+#include "cuda/prover/cuda_backend.hpp"
+#include "cuda_test_util.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/demo_circuit.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "groth16/scratch_dir.hpp"  // tests/groth16
+
+namespace cuzk::cuda {
+namespace {
+
+using groth16::testing::ScratchDir;
+
+// A dev-setup key of the demo circuit, with CPU and CUDA provers over it.
+template <class C>
+struct Keyed {
+  using Fr = typename C::Fr;
+  ScratchDir dir;
+  ThreadPool pool{std::max(2u, ThreadPool::default_threads())};
+  groth16::CpuBackend<C> cpu{pool};
+  std::unique_ptr<CudaBackend<C>> gpu;
+  groth16::DemoCircuit<Fr> circuit;
+  groth16::VerifyingKey<C> vk;
+  std::optional<formats::Zkey<C>> zkey;
+  std::optional<groth16::Prover<C>> cpu_prover, gpu_prover;
+
+  Status init(uint32_t constraints, const CudaBackendOptions& options, uint64_t seed) {
+    CUZK_ASSIGN_OR_RETURN(circuit, groth16::make_demo_circuit<Fr>(constraints, seed));
+    CUZK_ASSIGN_OR_RETURN(vk, groth16::dev_setup<C>(circuit.r1cs, dir.file("k.zkey"), pool));
+    CUZK_ASSIGN_OR_RETURN(auto z, formats::Zkey<C>::open(dir.file("k.zkey")));
+    zkey.emplace(std::move(z));
+    CUZK_ASSIGN_OR_RETURN(auto cp, groth16::Prover<C>::create(*zkey, cpu, pool));
+    cpu_prover.emplace(std::move(cp));
+    CUZK_ASSIGN_OR_RETURN(gpu, CudaBackend<C>::create(options, pool));
+    CUZK_ASSIGN_OR_RETURN(auto gp, groth16::Prover<C>::create(*zkey, *gpu, pool));
+    gpu_prover.emplace(std::move(gp));
+    return Status::ok();
+  }
+};
+
+// The proof as snarkjs's proof.json carries it: equal strings are equal proofs.
+template <class C>
+std::string proof_bytes(const groth16::Proof<C>& p) {
+  return formats::proof_to_json<C>(p).dump();
+}
+
+template <class C>
+class CudaProver : public ::testing::Test {
+ protected:
+  void SetUp() override { CUZK_SKIP_WITHOUT_DEVICE(); }
+  void TearDown() override { disarm_faults(); }
+};
+using Curves = ::testing::Types<bn254::Curve, bls12_381::Curve>;
+TYPED_TEST_SUITE(CudaProver, Curves);
+
+template <class C>
+void expect_same_proofs(Keyed<C>& k, uint64_t salt) {
+  using Fr = typename C::Fr;
+  auto rng = testing::seeded_rng(std::string("prover-") + C::NAME + std::to_string(salt));
+  const Fr r = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
+  const Fr s = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
+  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  auto got = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(proof_bytes<C>(got->proof), proof_bytes<C>(want->proof));
+  EXPECT_EQ(got->public_signals, want->public_signals);
+  Status v = groth16::verify<C>(k.vk, got->proof, got->public_signals);
+  EXPECT_TRUE(v.is_ok()) << v.to_string();
+}
+
+TYPED_TEST(CudaProver, ResidentKeyProofEqualsCpuProof) {
+  using C = TypeParam;
+  for (uint32_t n : {100u, (1u << 12) - 5, (1u << 16) - 5}) {
+    Keyed<C> k;
+    ASSERT_TRUE(k.init(n, CudaBackendOptions{}, n).is_ok());
+    EXPECT_EQ(k.gpu_prover->prepared().placement(), "device");
+    expect_same_proofs(k, n);
+    // And with fresh blinding it verifies.
+    auto fresh = k.gpu_prover->prove(k.circuit.witness);
+    ASSERT_TRUE(fresh.is_ok()) << fresh.status().to_string();
+    EXPECT_TRUE(groth16::verify<C>(k.vk, fresh->proof, fresh->public_signals).is_ok());
+  }
+}
+
+TYPED_TEST(CudaProver, StreamedKeyProofEqualsCpuProof) {
+  using C = TypeParam;
+  CudaBackendOptions o;
+  o.force_streamed = true;
+  o.stream_chunk_points = 1000;  // many chunks, a short last one
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 13) - 5, o, 7).is_ok());
+  EXPECT_EQ(k.gpu_prover->prepared().placement(), "streamed");
+  expect_same_proofs(k, 7);
+}
+
+TYPED_TEST(CudaProver, KeyLargerThanTheCapIsStreamed) {
+  using C = TypeParam;
+  auto alloc = DeviceAllocator::for_device(0);
+  ASSERT_TRUE(alloc.is_ok());
+  BudgetOptions capped;
+  capped.cap_bytes = size_t(24) << 20;  // the 2^15 key's points (~13-20 MiB) plus a proof's working set do not fit
+  ASSERT_TRUE((*alloc)->configure(capped).is_ok());
+  {
+    CudaBackendOptions o;
+    o.stream_chunk_points = 1 << 13;
+    Keyed<C> k;
+    Status st = k.init((1u << 15) - 5, o, 9);
+    ASSERT_TRUE(st.is_ok()) << st.to_string();
+    EXPECT_EQ(k.gpu_prover->prepared().placement(), "streamed");
+    expect_same_proofs(k, 9);
+    EXPECT_LE((*alloc)->stats().peak_bytes, capped.cap_bytes);
+  }
+  EXPECT_TRUE((*alloc)->configure(BudgetOptions{}).is_ok());
+}
+
+// Every allocation, copy and launch of one proof, failed in turn: the proof fails with a
+// Status naming the injected fault, the device returns to what the prepared key holds,
+// and the next proof is right.
+TYPED_TEST(CudaProver, EveryInjectedFaultFailsOnlyThatProof) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 10) - 5, CudaBackendOptions{}, 11).is_ok());
+  auto alloc = DeviceAllocator::for_device(0);
+  ASSERT_TRUE(alloc.is_ok());
+  const size_t resident = (*alloc)->stats().allocated_bytes;
+  EXPECT_EQ(resident, k.gpu_prover->prepared().resident_bytes());
+  const Fr r = Fr::from_u64(5), s = Fr::from_u64(6);
+  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(want.is_ok());
+
+  ASSERT_TRUE(arm_faults("").is_ok());  // counts from zero
+  ASSERT_TRUE(k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s).is_ok());
+  const uint64_t counts[3] = {fault_count(FaultKind::kAlloc), fault_count(FaultKind::kCopy),
+                              fault_count(FaultKind::kKernel)};
+  EXPECT_GT(counts[0], 3u);
+  EXPECT_GT(counts[1], 0u);
+  EXPECT_GT(counts[2], 5u);
+  for (FaultKind kind : {FaultKind::kAlloc, FaultKind::kCopy, FaultKind::kKernel}) {
+    for (uint64_t i = 1; i <= counts[size_t(kind)]; ++i) {
+      const std::string rule = std::string(fault_kind_name(kind)) + ":" + std::to_string(i);
+      ASSERT_TRUE(arm_faults(rule).is_ok());
+      auto failed = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+      ASSERT_FALSE(failed.is_ok()) << rule;
+      EXPECT_NE(failed.status().message().find("injected " + std::string(fault_kind_name(kind)) + " fault"),
+                std::string::npos)
+          << rule << ": " << failed.status().message();
+      disarm_faults();
+      Status base = (*alloc)->check_baseline(resident);
+      ASSERT_TRUE(base.is_ok()) << rule << ": " << base.to_string();
+      EXPECT_EQ((*alloc)->stats().reserved_bytes, 0u) << rule;
+    }
+  }
+  auto next = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(next.is_ok()) << next.status().to_string();
+  EXPECT_EQ(proof_bytes<C>(next->proof), proof_bytes<C>(want->proof));
+}
+
+// The stages say what they need, and a proof stays within it.
+TYPED_TEST(CudaProver, StagesStayWithinTheirStatedBytes) {
+  using C = TypeParam;
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 14) - 5, CudaBackendOptions{}, 13).is_ok());
+  auto alloc = DeviceAllocator::for_device(0);
+  ASSERT_TRUE(alloc.is_ok());
+  const auto& key = k.gpu_prover->prepared();
+  const size_t up = k.gpu->upload_bytes(key), work = k.gpu->compute_bytes(key);
+  EXPECT_EQ(up, k.zkey->header().n_vars * sizeof(typename C::Fr::Int));
+  EXPECT_GT(work, 3 * size_t(k.zkey->header().domain_size) * sizeof(typename C::Fr));
+  (*alloc)->reset_peak();
+  auto out = k.gpu_prover->prove(k.circuit.witness);
+  ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+  EXPECT_LE((*alloc)->stats().peak_bytes, key.resident_bytes() + up + work);
+}
+
+// snarkjs/circom keys given by the device check (CUZK_GPU_TEST_ZKEYS="a.zkey:a.wtns,..."):
+// the GPU proof equals the CPU proof.
+TYPED_TEST(CudaProver, GivenZkeysProveTheSameOnBothBackends) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  const char* env = std::getenv("CUZK_GPU_TEST_ZKEYS");
+  if (env == nullptr || *env == '\0') GTEST_SKIP() << "CUZK_GPU_TEST_ZKEYS not set";
+  std::stringstream list(env);
+  std::string item;
+  int proved = 0;
+  ThreadPool pool{std::max(2u, ThreadPool::default_threads())};
+  while (std::getline(list, item, ',')) {
+    const size_t colon = item.find(':');
+    ASSERT_NE(colon, std::string::npos) << item;
+    const std::string zk = item.substr(0, colon), wt = item.substr(colon + 1);
+    auto id = formats::detect_curve(zk);
+    ASSERT_TRUE(id.is_ok()) << id.status().to_string();
+    if (formats::snarkjs_curve_name(*id) != std::string(C::SNARKJS_NAME)) continue;
+    auto z = formats::Zkey<C>::open(zk);
+    ASSERT_TRUE(z.is_ok()) << z.status().to_string();
+    auto w = formats::read_wtns<Fr>(wt);
+    ASSERT_TRUE(w.is_ok()) << w.status().to_string();
+    groth16::CpuBackend<C> cpu(pool);
+    auto gpu = CudaBackend<C>::create(CudaBackendOptions{}, pool);
+    ASSERT_TRUE(gpu.is_ok()) << gpu.status().to_string();
+    auto cp = groth16::Prover<C>::create(*z, cpu, pool);
+    auto gp = groth16::Prover<C>::create(*z, **gpu, pool);
+    ASSERT_TRUE(cp.is_ok() && gp.is_ok());
+    const Fr r = Fr::from_u64(12345), s = Fr::from_u64(67890);
+    auto want = cp->prove_with_blinding(w->values, r, s);
+    auto got = gp->prove_with_blinding(w->values, r, s);
+    ASSERT_TRUE(want.is_ok() && got.is_ok()) << zk;
+    EXPECT_EQ(proof_bytes<C>(got->proof), proof_bytes<C>(want->proof)) << zk;
+    EXPECT_TRUE(groth16::verify<C>(cp->verifying_key(), got->proof, got->public_signals).is_ok()) << zk;
+    ++proved;
+  }
+  std::cout << "[ zkeys    ] " << proved << " " << C::NAME << " key(s) proved on both backends\n";
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
