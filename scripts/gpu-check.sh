@@ -1,192 +1,225 @@
 #!/usr/bin/env bash
-# Device check for a GPU machine: builds the CUDA backend and its tests, runs the device
-# tests and the arithmetic benchmark, runs whatever unit tests can build there, and prints
-# a summary. Meant for a machine with nvcc, cmake and ninja but no -dev packages and no
-# network: GoogleTest is built from a source tree (default: <repo>/.gtest, a copy of
-# /usr/src/googletest), GMP-based tests are disabled when GMP is missing.
+# The device check: every GPU test (GPU against CPU on fresh random inputs), the GPU
+# benchmarks and whole proofs on both backends, then one summary table.
 #
-# Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_CUDA_ARCH (90),
-# CUZK_GTEST_SOURCE_DIR, JOBS (nproc), CUZK_GPU_CHECK_UNIT=0 to skip the unit tests,
-# CUZK_GPU_CHECK_OUT (a folder that receives summary.md and the logs; defaults to $OUT),
-# CUZK_COMMIT (the commit to print; wins over git, whose view of a copied tree, as on the
-# device machine, may be stale).
-# Exit status: 0 when the device build, the device tests and the benchmark all pass.
-# Usage: scripts/gpu-check.sh [--build-only]   (--build-only: configure and build, run nothing)
+#   scripts/gpu-check.sh                 build here (nvcc, CMake, ninja) and run everything
+#   scripts/gpu-check.sh --build-only    build the device binaries and pack them into $CUZK_GPU_PACK
+#   scripts/gpu-check.sh --prebuilt DIR  run the binaries packed in DIR (no compiler needed):
+#                                        build here, carry DIR to the GPU machine, run there
+#
+# A GPU machine may have no -dev packages and no network: GoogleTest is then built from a
+# source copy (<repo>/.gtest, `cp -r /usr/src/googletest .gtest`), GMP tests are left out,
+# and `cuzk` (which needs CLI11) is built only where CLI11 is found.
+#
+# Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_GPU_PACK (default
+# <repo>/.carry/gpu), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
+# CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the
+# commit to print; wins over git, whose view of a copied tree may be stale),
+# CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK=1 (benchmarks at
+# their smallest sizes only).
+# Exit status: 0 when every device test and benchmark passed.
 set -uo pipefail
 
-BUILD_ONLY=0
+MODE=run
+PACKED=""
 case "${1:-}" in
-  --build-only) BUILD_ONLY=1 ;;
+  --build-only) MODE=build ;;
+  --prebuilt) MODE=prebuilt; PACKED=${2:?"--prebuilt needs a directory"} ;;
   "") ;;
-  *) echo "usage: $0 [--build-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--build-only | --prebuilt DIR]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${CUZK_GPU_BUILD:-$ROOT/build-gpu}
+PACK=${CUZK_GPU_PACK:-$ROOT/.carry/gpu}
 ARCH=${CUZK_CUDA_ARCH:-90}
 GTEST_SRC=${CUZK_GTEST_SOURCE_DIR:-$ROOT/.gtest}
 JOBS=${JOBS:-$(nproc)}
-RUN_UNIT=${CUZK_GPU_CHECK_UNIT:-1}
 COPY_TO=${CUZK_GPU_CHECK_OUT:-${OUT:-}}
-LOGS=$BUILD/gpu-check
-GPU_TARGETS=(cuda_runtime_test cuda_field_ops_test cuda_point_ops_test cuda_arith_bench)
+PROOF_LOGS=${CUZK_GPU_PROOF_LOGS:-16 18 20}
+# Device tests (gtest, label gpu) and benchmarks (programs printing a markdown table).
+GPU_TESTS=(cuda_runtime_test cuda_allocator_test cuda_field_ops_test cuda_point_ops_test cuda_ntt_test
+           cuda_msm_test cuda_prover_test)
+GPU_BENCHES=(cuda_arith_bench cuda_ntt_bench cuda_msm_bench)
 
+if [[ $MODE == prebuilt ]]; then
+  BIN=$(cd "$PACKED" && pwd)
+  LOGS=${TMPDIR:-/tmp}/cuzk-gpu-check
+else
+  BIN=$PACK
+  LOGS=$BUILD/gpu-check
+fi
 mkdir -p "$LOGS"
 SUMMARY=$LOGS/summary.md
-: >"$SUMMARY"
 START=$SECONDS
 declare -a PHASES=()
 FAILED=0
 
 say() { printf '== %s\n' "$*"; }
-phase() {  # phase NAME RESULT SECONDS
-  PHASES+=("| $1 | $2 | $3 s |")
-}
+phase() { PHASES+=("| $1 | $2 | $3 s |"); }
 finish() {
   {
     echo "# cuzk gpu-check"
     echo
     if [[ -n ${CUZK_COMMIT:-} ]]; then
       echo "commit: $CUZK_COMMIT (CUZK_COMMIT as given)"
+    elif [[ -f $BIN/COMMIT ]]; then
+      echo "commit: $(cat "$BIN/COMMIT") (as packed)"
     elif git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
       echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo ' (+ local changes)')"
     else
       echo "commit: unknown (no .git here; set CUZK_COMMIT)"
     fi
     echo "device: ${DEVICE_LINE:-unknown}"
-    echo "build: $BUILD (arch $ARCH, $JOBS jobs); total $((SECONDS - START)) s"
+    echo "mode: $MODE; total $((SECONDS - START)) s"
     echo
     echo "| phase | result | time |"
     echo "|---|---|---:|"
     printf '%s\n' "${PHASES[@]}"
-    if [[ -s $LOGS/tests.md ]]; then
-      echo
-      cat "$LOGS/tests.md"
-    fi
-    if [[ -s $LOGS/bench-table.md ]]; then
-      echo
-      cat "$LOGS/bench-table.md"
-    fi
+    for t in tests.md bench-table.md proofs.md; do
+      if [[ -s $LOGS/$t ]]; then echo; cat "$LOGS/$t"; fi
+    done
     echo
     if ((FAILED)); then echo "RESULT: FAIL (logs in $LOGS)"; else echo "RESULT: PASS"; fi
   } >"$SUMMARY"
   echo
   cat "$SUMMARY"
   if [[ -n $COPY_TO ]]; then
-    mkdir -p "$COPY_TO" && cp "$SUMMARY" "$LOGS"/*.log "$COPY_TO"/ 2>/dev/null || true
+    mkdir -p "$COPY_TO" && cp "$SUMMARY" "$COPY_TO"/ 2>/dev/null
+    # Logs go back as one archive (the device tool returns few files).
+    tar -C "$LOGS" -czf "$COPY_TO/gpu-check-logs.tgz" . 2>/dev/null || true
   fi
   exit $((FAILED ? 1 : 0))
 }
 
-# Rows "| test | label | result | time |" from a ctest log.
-test_rows() {  # test_rows LOG LABEL
-  sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.*[ *]*([A-Za-z][A-Za-z :()-]*[A-Za-z)]) +([0-9.]+ sec).*/| \1 | '"$2"' | \2 | \3 |/p' "$1"
+# --- build (here) ------------------------------------------------------------------
+build_and_pack() {
+  export PATH=/usr/local/cuda/bin:$PATH
+  if ! command -v nvcc >/dev/null; then
+    say "nvcc not found"; phase tools "FAIL: no nvcc" 0; FAILED=1; finish
+  fi
+  local gen=(-G "Unix Makefiles") gtest=() apps=OFF
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  if ! [[ -f /usr/include/gtest/gtest.h || -f /usr/local/include/gtest/gtest.h ]] && [[ -f $GTEST_SRC/CMakeLists.txt ]]; then
+    gtest=(-DCUZK_GTEST_SOURCE_DIR="$GTEST_SRC")
+  fi
+  [[ -f /usr/include/CLI/CLI.hpp ]] && apps=ON
+  say "configure ($BUILD)"
+  local t=$SECONDS
+  if cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_CUDA_ARCH="$ARCH" \
+      -DCUZK_BENCH=OFF -DCUZK_APPS=$apps -DCUZK_TESTS=ON -DCUZK_DAEMON=OFF "${gtest[@]}" >"$LOGS/configure.log" 2>&1; then
+    phase configure ok $((SECONDS - t))
+  else
+    tail -40 "$LOGS/configure.log"; phase configure FAIL $((SECONDS - t)); FAILED=1; finish
+  fi
+  # Only the targets this tree defines (a part still missing is reported, not fatal).
+  local known targets=()
+  known=$(cmake --build "$BUILD" --target help 2>/dev/null | sed -nE 's/^([A-Za-z0-9_.-]+): .*/\1/p')
+  for x in "${GPU_TESTS[@]}" "${GPU_BENCHES[@]}" cuzk; do
+    if grep -qx "$x" <<<"$known"; then targets+=("$x"); else say "no target $x in this tree"; fi
+  done
+  say "build ${targets[*]}"
+  t=$SECONDS
+  if cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >"$LOGS/build.log" 2>&1; then
+    phase "build (${#targets[@]} device targets)" ok $((SECONDS - t))
+  else
+    grep -E "error|Error" "$LOGS/build.log" | head -40
+    phase build FAIL $((SECONDS - t)); FAILED=1; finish
+  fi
+  rm -rf "$PACK" && mkdir -p "$PACK"
+  for x in "${targets[@]}"; do
+    f=$(find "$BUILD" -type f -name "$x" -perm -u+x | head -1)
+    [[ -n $f ]] && cp "$f" "$PACK/" && strip --strip-unneeded "$PACK/$x" 2>/dev/null
+  done
+  # Shared libraries beyond the C/C++ runtime (gRPC and friends for cuzk) travel along.
+  mkdir -p "$PACK/lib"
+  for x in "$PACK"/*; do
+    [[ -f $x && -x $x ]] || continue
+    ldd "$x" 2>/dev/null | awk '$3 ~ /^\// {print $3}' |
+      grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+      while read -r lib; do cp -nL "$lib" "$PACK/lib/"; done
+  done
+  git -C "$ROOT" rev-parse --short HEAD >"$PACK/COMMIT" 2>/dev/null || true
+  git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "$(cat "$PACK/COMMIT") + local changes" >"$PACK/COMMIT"
+  say "packed into $PACK: $(du -sh "$PACK" | cut -f1)"
 }
 
-# --- tools ------------------------------------------------------------------
-export PATH=/usr/local/cuda/bin:$PATH
-if ! command -v nvcc >/dev/null; then
-  say "nvcc not found"; phase tools "FAIL: no nvcc" 0; FAILED=1; finish
+if [[ $MODE != prebuilt ]]; then
+  build_and_pack
+  if [[ $MODE == build ]]; then finish; fi
 fi
-GEN=(-G "Unix Makefiles")
-command -v ninja >/dev/null && GEN=(-G Ninja)
+
+# --- run -------------------------------------------------------------------------------
+export LD_LIBRARY_PATH=$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if command -v nvidia-smi >/dev/null; then
-  DEVICE_LINE=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+  DEVICE_LINE=$(nvidia-smi --query-gpu=name,uuid,pci.bus_id,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 fi
-DEVICE_LINE="${DEVICE_LINE:-no nvidia-smi}; $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p')"
+DEVICE_LINE="${DEVICE_LINE:-no nvidia-smi}; host $(nproc) cores"
 say "device: $DEVICE_LINE"
 
-GTEST_ARGS=()
-if [[ -f $GTEST_SRC/CMakeLists.txt ]]; then
-  GTEST_ARGS=(-DCUZK_GTEST_SOURCE_DIR="$GTEST_SRC")
-else
-  say "no GoogleTest source at $GTEST_SRC; relying on an installed GTest"
-fi
-
-# --- configure ----------------------------------------------------------------
-say "configure ($BUILD)"
-t=$SECONDS
-if cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_CUDA_ARCH="$ARCH" \
-    -DCUZK_BENCH=OFF -DCUZK_APPS=OFF -DCUZK_TESTS=ON "${GTEST_ARGS[@]}" >"$LOGS/configure.log" 2>&1; then
-  phase configure ok $((SECONDS - t))
-else
-  tail -40 "$LOGS/configure.log"; phase configure FAIL $((SECONDS - t)); FAILED=1; finish
-fi
-
-# --- device build -------------------------------------------------------------
-say "build ${GPU_TARGETS[*]}"
-t=$SECONDS
-if cmake --build "$BUILD" -j "$JOBS" --target "${GPU_TARGETS[@]}" >"$LOGS/build-gpu.log" 2>&1; then
-  phase "build (device targets)" ok $((SECONDS - t))
-else
-  grep -E "error|Error" "$LOGS/build-gpu.log" | head -40
-  phase "build (device targets)" FAIL $((SECONDS - t)); FAILED=1; finish
-fi
-
-# --- unit tests that can build here (best effort: other layers may need missing packages)
-UNIT_TESTS=()
-if [[ $RUN_UNIT == 1 ]]; then
-  # Tests registered by cuzk_add_test are named after their executable target; keep those
-  # the build knows (script-driven tests have no target of their own).
-  mapfile -t UNIT_TESTS < <(cd "$BUILD" && ctest -N -L unit | sed -nE 's/^ *Test +#[0-9]+: ([^ ]+).*/\1/p' |
-    grep -Fxf <(cmake --build "$BUILD" --target help 2>/dev/null | sed -nE 's/^([A-Za-z0-9_.-]+): phony$/\1/p'))
-  if ((${#UNIT_TESTS[@]})); then
-    say "build ${#UNIT_TESTS[@]} unit tests (failures tolerated)"
-    t=$SECONDS
-    if cmake --build "$BUILD" -j "$JOBS" --target "${UNIT_TESTS[@]}" -- -k 0 >"$LOGS/build-unit.log" 2>&1; then
-      phase "build (unit tests)" ok $((SECONDS - t))
-    else
-      phase "build (unit tests)" "some failed, see build-unit.log" $((SECONDS - t))
-    fi
-  fi
-fi
-
-if ((BUILD_ONLY)); then
-  finish
-fi
-
-# --- device tests ---------------------------------------------------------------
-say "device tests"
-t=$SECONDS
-# CUZK_REQUIRE_GPU turns "no device" skips into failures: on this machine a skip is a fault.
-if (cd "$BUILD" && CUZK_REQUIRE_GPU=1 ctest -L gpu --output-on-failure --timeout 300) >"$LOGS/test-gpu.log" 2>&1; then
-  phase "device tests" ok $((SECONDS - t))
-else
-  grep -E "Failure|FAILED|error" "$LOGS/test-gpu.log" | head -40
-  phase "device tests" FAIL $((SECONDS - t)); FAILED=1
-fi
-grep -E "CUZK_TEST_SEED=" "$LOGS/test-gpu.log" | head -1 | sed 's/^/   /'
+# "| test | result | time |" rows from a gtest log.
 {
-  echo "| test | label | result | time |"
-  echo "|---|---|---|---:|"
-  test_rows "$LOGS/test-gpu.log" gpu
+  echo "| test | cases | result | time |"
+  echo "|---|---:|---|---:|"
 } >"$LOGS/tests.md"
-
-# --- benchmark ------------------------------------------------------------------
-say "benchmark"
-t=$SECONDS
-if "$BUILD/tests/cuda/cuda_arith_bench" --runs 7 >"$LOGS/bench.log" 2>&1; then
-  phase benchmark ok $((SECONDS - t))
-else
-  phase benchmark FAIL $((SECONDS - t)); FAILED=1
-fi
-{
-  grep -E '^(command|device):' "$LOGS/bench.log"
-  echo
-  grep -E '^\|' "$LOGS/bench.log"
-} >"$LOGS/bench-table.md"
-cat "$LOGS/bench.log"
-
-# --- unit tests -------------------------------------------------------------------
-if ((${#UNIT_TESTS[@]})); then
-  say "unit tests"
+say "device tests"
+t_all=$SECONDS
+for x in "${GPU_TESTS[@]}"; do
+  if [[ ! -x $BIN/$x ]]; then echo "| $x | - | not built | - |" >>"$LOGS/tests.md"; continue; fi
   t=$SECONDS
-  if (cd "$BUILD" && ctest -L unit -LE gpu -j "$JOBS" --timeout 300 --output-on-failure) >"$LOGS/test-unit.log" 2>&1; then
-    phase "unit tests" ok $((SECONDS - t))
-  else
-    phase "unit tests" "some failed or not built, see test-unit.log" $((SECONDS - t))
-  fi
-  test_rows "$LOGS/test-unit.log" unit >>"$LOGS/tests.md"
+  if CUZK_REQUIRE_GPU=1 timeout 400 "$BIN/$x" >"$LOGS/$x.log" 2>&1; then res=ok; else res=FAIL; FAILED=1; fi
+  cases=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$LOGS/$x.log" | tail -1)
+  skipped=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) tests?.*/\1/p' "$LOGS/$x.log" | tail -1)
+  [[ -n $skipped ]] && res="$res ($skipped skipped)"
+  echo "| $x | ${cases:-0} | $res | $((SECONDS - t)) s |" >>"$LOGS/tests.md"
+  if [[ $res == FAIL* ]]; then grep -E "Failure|FAILED|error|Expected|Which is" "$LOGS/$x.log" | head -30; fi
+done
+grep -hE "CUZK_TEST_SEED=" "$LOGS"/cuda_*_test.log 2>/dev/null | head -1 | sed 's/^/   /'
+phase "device tests" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t_all))
+
+say "benchmarks"
+: >"$LOGS/bench-table.md"
+quick=()
+[[ ${CUZK_GPU_QUICK:-0} == 1 ]] && quick=(--quick)
+for x in "${GPU_BENCHES[@]}"; do
+  [[ -x $BIN/$x ]] || continue
+  t=$SECONDS
+  args=("${quick[@]}")
+  [[ $x == cuda_arith_bench ]] && args=(--runs 7)
+  if timeout 400 "$BIN/$x" "${args[@]}" >"$LOGS/$x.log" 2>&1; then res=ok; else res=FAIL; FAILED=1; fi
+  phase "$x" "$res" $((SECONDS - t))
+  { echo "### $x"; grep -E '^(command|device):' "$LOGS/$x.log"; echo; grep -E '^\|' "$LOGS/$x.log"; echo; } >>"$LOGS/bench-table.md"
+done
+
+# Whole proofs of the demo circuit, key resident, on both backends (the CPU on this host's cores).
+if [[ -x $BIN/cuzk ]]; then
+  say "whole proofs"
+  t=$SECONDS
+  {
+    echo "| curve | constraints | backend | upload+readback | wit->abc | H | MSMs | total (median of 5) |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|"
+  } >"$LOGS/proofs.md"
+  export CUZK_CACHE=${CUZK_CACHE:-${TMPDIR:-/tmp}/cuzk-gpu-cache}
+  for curve in bn254 bls12_381; do
+    for lg in $PROOF_LOGS; do
+      n=$(((1 << lg) - 5))
+      for backend in cuda cpu; do
+        log=$LOGS/proof-$curve-$lg-$backend.log
+        runs=5
+        [[ $backend == cpu && $lg -gt 20 ]] && runs=1
+        if ! timeout 300 "$BIN/cuzk" bench -n "$n" --curve "$curve" --backend "$backend" -r $runs >"$log" 2>&1; then
+          FAILED=1; echo "| $curve | 2^$lg | $backend | FAILED | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"; continue
+        fi
+        # median row: label upload wit->abc ntt/h A B1 B2 L H finalize total (ms)
+        awk -v c="$curve" -v l="$lg" -v b="$backend" '$1 == "median" {
+              gsub("ms", ""); msm = $5 + $6 + $7 + $8 + $9;
+              printf "| %s | 2^%s | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", c, l, b, $2, $3, $4, msm, $11 }' \
+          "$log" >>"$LOGS/proofs.md"
+        grep -q "all .* proofs verified" "$log" || { FAILED=1; echo "   $curve 2^$lg $backend: proofs not verified"; }
+      done
+    done
+  done
+  phase "whole proofs" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t))
 fi
 
 finish

@@ -38,11 +38,14 @@ int run_proofs(const RunPlan& plan, ThreadPool& pool) {
   groth16::Backend<C>& backend = **backend_or;
   auto prover = groth16::Prover<C>::create(*zkey, backend, pool);
   if (!prover.is_ok()) return fail(prover.status(), "prove");
+  // Every proof is verified: against the given verification key, else the one the key implies.
   std::optional<groth16::VerifyingKey<C>> vk;
   if (!plan.vk.empty()) {
     auto v = formats::read_vk_json<C>(plan.vk);
     if (!v.is_ok()) return fail(v.status(), "verify");
     vk = std::move(*v);
+  } else {
+    vk = prover->verifying_key();
   }
   const auto& h = zkey->header();
   std::printf("\n%s: %u wires, %u public, domain 2^%d; %zu threads, %s backend; key loaded in %.2f s\n", C::NAME,
