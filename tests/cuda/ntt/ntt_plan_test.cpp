@@ -1,0 +1,239 @@
+// The device NTT's pass plan and per-element steps (cuda/ntt/ntt_pass.hpp), run on the host
+// one tile at a time as the kernels run them, against poly's transforms. Needs no GPU: it
+// checks the index arithmetic of every pass shape on any machine.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "cuda/ntt/ntt_pass.hpp"
+#include "ff/fields.hpp"
+#include "poly/domain.hpp"
+#include "poly/h_poly.hpp"
+
+namespace cuzk::cuda::ntt_detail {
+namespace {
+
+// The kernels' work, serially: what ntt_impl.cuh launches, with one "thread" per tile.
+template <class F>
+struct HostModel {
+  unsigned log_n;
+  std::vector<Geometry> plan;
+  std::vector<F> half;
+  struct Table {
+    std::vector<F> v;
+    unsigned lo_bits;
+  };
+
+  HostModel(unsigned log_n_, unsigned tile_log, const F& omega) : log_n(log_n_), plan(make_plan(log_n_, tile_log)) {
+    half.resize((size_t(1) << log_n) / 2);
+    F p = F::one();
+    for (auto& h : half) {
+      h = p;
+      p = p * omega;
+    }
+  }
+
+  Table table(const F& g, const F& c) const {
+    Table t;
+    t.lo_bits = (log_n + 1) / 2;
+    size_t lo_n = size_t(1) << t.lo_bits, hi_n = size_t(1) << (log_n - t.lo_bits);
+    t.v.resize(lo_n + hi_n);
+    t.v[0] = F::one();
+    for (size_t i = 1; i < lo_n; ++i) t.v[i] = t.v[i - 1] * g;
+    F step = t.v[lo_n - 1] * g;
+    t.v[lo_n] = c;
+    for (size_t j = 1; j < hi_n; ++j) t.v[lo_n + j] = t.v[lo_n + j - 1] * step;
+    return t;
+  }
+  static Op<F> powers(const Table& t, bool rev) {
+    Op<F> op;
+    op.kind = OpKind::kPowers;
+    op.rev_index = rev;
+    op.lo_bits = t.lo_bits;
+    op.lo = t.v.data();
+    op.hi = t.v.data() + (size_t(1) << t.lo_bits);
+    return op;
+  }
+
+  void pass(F* d, const Geometry& g, bool inverse, bool dit, const Op<F>& pre, const Op<F>& post) const {
+    PassArgs<F> a{d, half.data(), g, inverse, dit, pre, post};
+    std::vector<F> smem(tile_smem_elements(g));
+    const uint64_t tiles = (uint64_t(1) << log_n) >> tile_elements_log(g);
+    for (uint64_t t = 0; t < tiles; ++t) {
+      load_tile(a, t, smem.data(), 0, 1);
+      for (unsigned s = 0; s < g.k; ++s) tile_stage(a, s, smem.data(), 0, 1);
+      store_tile(a, t, smem.data(), 0, 1);
+    }
+  }
+  void dif(F* d, bool inverse, const Op<F>& pre, const Op<F>& post) const {
+    Op<F> none, tw;
+    tw.kind = OpKind::kTwiddle;
+    for (size_t t = 0; t < plan.size(); ++t) {
+      pass(d, plan[t], inverse, false, t == 0 ? pre : none, t + 1 == plan.size() ? post : tw);
+    }
+  }
+  void dit(F* d, bool inverse, const Op<F>& post) const {
+    Op<F> none, tw;
+    tw.kind = OpKind::kTwiddle;
+    for (size_t t = plan.size(); t-- > 0;) pass(d, plan[t], inverse, true, t + 1 == plan.size() ? none : tw, t == 0 ? post : none);
+  }
+  static F scaled(const Op<F>& op, uint64_t q, const F& x) {
+    if (op.kind == OpKind::kScale) return x * op.c;
+    if (op.kind == OpKind::kPowers) return x * power_factor(op, q);
+    return x;
+  }
+  // The tile kernel's reads and writes (log_n >= 10), or the small kernel's.
+  void bitrev(F* d, const Op<F>& op) const {
+    constexpr unsigned side = 1u << kBitrevTileLog;
+    if (log_n >= 2 * kBitrevTileLog) {
+      const unsigned mid = log_n - 2 * kBitrevTileLog;
+      for (uint64_t m = 0; m < (uint64_t(1) << mid); ++m) {
+        uint64_t mr = reverse_bits(m, mid);
+        if (m > mr) continue;
+        std::vector<F> x(side * side), y(side * side);
+        for (unsigned r = 0; r < side; ++r)
+          for (unsigned c = 0; c < side; ++c) {
+            x[r * side + c] = d[bitrev_position(log_n, m, r, c)];
+            y[r * side + c] = d[bitrev_position(log_n, mr, r, c)];
+          }
+        for (unsigned r = 0; r < side; ++r)
+          for (unsigned c = 0; c < side; ++c) {
+            unsigned src = unsigned(reverse_bits(c, kBitrevTileLog)) * side + unsigned(reverse_bits(r, kBitrevTileLog));
+            uint64_t q = bitrev_position(log_n, m, r, c);
+            d[q] = scaled(op, q, m != mr ? y[src] : x[src]);
+            if (m != mr) {
+              uint64_t q2 = bitrev_position(log_n, mr, r, c);
+              d[q2] = scaled(op, q2, x[src]);
+            }
+          }
+      }
+      return;
+    }
+    for (uint64_t i = 0; i < (uint64_t(1) << log_n); ++i) {
+      uint64_t r = reverse_bits(i, log_n);
+      if (i > r) continue;
+      F xi = d[i], xr = d[r];
+      d[i] = scaled(op, i, xr);
+      if (i != r) d[r] = scaled(op, r, xi);
+    }
+  }
+};
+
+using Fr = bn254::Fr;
+
+std::vector<Fr> random_vec(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr> v(n);
+  for (auto& x : v) x = Fr::random(rng);
+  return v;
+}
+
+TEST(NttPlan, PassesCoverEveryBitOnce) {
+  for (unsigned tile_log = 6; tile_log <= 11; ++tile_log) {
+    for (unsigned log_n = 1; log_n <= 28; ++log_n) {
+      auto plan = make_plan(log_n, tile_log);
+      unsigned hi = log_n;
+      for (size_t t = 0; t < plan.size(); ++t) {
+        EXPECT_EQ(plan[t].hi, hi);
+        EXPECT_GE(plan[t].k, 1u);
+        if (t + 1 < plan.size()) {
+          EXPECT_LE(plan[t].k, tile_log - 2) << log_n << " " << tile_log;
+        }
+        EXPECT_LE(plan[t].k, tile_log);
+        hi -= plan[t].k;
+      }
+      EXPECT_EQ(hi, 0u) << "log_n " << log_n << " tile_log " << tile_log;
+    }
+  }
+}
+
+TEST(NttPlan, TileElementsCoverEveryPositionOnce) {
+  for (unsigned tile_log : {6u, 8u, 11u}) {
+    for (unsigned log_n = 1; log_n <= 16; ++log_n) {
+      for (const Geometry& g : make_plan(log_n, tile_log)) {
+        std::vector<int> seen(size_t(1) << log_n, 0);
+        uint64_t tiles = (uint64_t(1) << log_n) >> tile_elements_log(g);
+        for (uint64_t t = 0; t < tiles; ++t)
+          for (unsigned e = 0; e < (1u << tile_elements_log(g)); ++e) ++seen[tile_element(g, t, e).p];
+        for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << log_n << " " << tile_log << " pos " << i;
+      }
+    }
+  }
+}
+
+// Forward, inverse, both cosets and the two H steps of the model against poly, at every
+// size up to 2^14 and tile shapes that make 1, 2, 3 and more passes.
+TEST(NttPlan, ModelMatchesPoly) {
+  std::mt19937_64 rng(std::random_device{}());
+  ThreadPool pool(2);
+  for (unsigned tile_log : {6u, 7u, 11u}) {
+    for (unsigned log_n = 1; log_n <= 14; ++log_n) {
+      SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+      auto dom = poly::EvaluationDomain<Fr>::create(log_n).value();
+      HostModel<Fr> m(log_n, tile_log, dom.omega());
+      const size_t n = dom.size();
+      const Fr shift = Fr::random(rng);
+      const Fr n_inv = dom.size_inv();
+      Op<Fr> none;
+
+      auto x = random_vec(n, rng);
+      auto want = x;
+      dom.ntt(want, pool);
+      auto got = x;
+      m.dif(got.data(), false, none, none);
+      m.bitrev(got.data(), none);
+      ASSERT_EQ(got, want) << "forward";
+
+      want = x;
+      dom.intt(want, pool);
+      got = x;
+      Op<Fr> scale;
+      scale.kind = OpKind::kScale;
+      scale.c = n_inv;
+      m.dif(got.data(), true, none, none);
+      m.bitrev(got.data(), scale);
+      ASSERT_EQ(got, want) << "inverse";
+
+      want = x;
+      dom.coset_ntt(want, shift, pool);
+      got = x;
+      auto fwd = m.table(shift, Fr::one());
+      m.dif(got.data(), false, HostModel<Fr>::powers(fwd, false), none);
+      m.bitrev(got.data(), none);
+      ASSERT_EQ(got, want) << "coset forward";
+
+      want = x;
+      dom.coset_intt(want, shift, pool);
+      got = x;
+      auto back = m.table(shift.inverse(), n_inv);
+      m.dif(got.data(), true, none, none);
+      m.bitrev(got.data(), HostModel<Fr>::powers(back, false));
+      ASSERT_EQ(got, want) << "coset inverse";
+
+      // snarkjs H, p aliasing a.
+      auto a = random_vec(n, rng), b = random_vec(n, rng), c = random_vec(n, rng);
+      auto ra = a, rb = b, rc = c;
+      std::vector<Fr::Int> rp(n);
+      ASSERT_TRUE(poly::snarkjs_h(dom, std::span<Fr>(ra), std::span<Fr>(rb), std::span<Fr>(rc),
+                                  std::span<Fr::Int>(rp), pool)
+                      .is_ok());
+      Fr s = poly::snarkjs_odd_shift(dom);
+      auto st = m.table(s, n_inv);
+      Op<Fr> post = HostModel<Fr>::powers(st, true);
+      for (auto* v : {&a, &b, &c}) m.dif(v->data(), true, none, post);
+      m.dit(a.data(), false, none);
+      m.dit(b.data(), false, none);
+      Op<Fr> combine;
+      combine.kind = OpKind::kCombineCanonical;
+      combine.a = a.data();
+      combine.b = b.data();
+      combine.out = a.data();
+      m.dit(c.data(), false, combine);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i].mont(), rp[i]) << "snarkjs H at " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuzk::cuda::ntt_detail
