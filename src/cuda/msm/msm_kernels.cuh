@@ -1,0 +1,463 @@
+// Kernels and the host driver behind cuda/msm/msm.hpp. Included only by the msm_*.cu
+// files, one per group, so the device builds of the four groups compile in parallel.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_status.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/msm/msm.hpp"
+#include "cuda/msm/msm_sort.hpp"
+
+namespace cuzk::cuda::msm_detail {
+
+constexpr unsigned kThreads = 128;
+constexpr unsigned kMaxWindows = 128;         // c >= 2 over at most 256 bits
+constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pairs per window group
+constexpr size_t kOnesPartials = 65536;       // threads summing the scalars equal to 1
+constexpr size_t kMaxSegments = 32768;        // bucket segments per window group
+constexpr unsigned kReduceFanIn = 16;
+constexpr unsigned kPartialsPerThread = 16;   // accumulation levels after the first
+
+inline unsigned floor_log2(size_t x) {
+  unsigned r = 0;
+  while (x >>= 1) ++r;
+  return r;
+}
+inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+inline unsigned blocks_for(size_t threads) { return unsigned(ceil_div(threads, kThreads)); }
+
+// Window layout for m points of `bits`-bit scalars. The width depends on m only through
+// floor(log2 m), so scratch_bytes() can bound every run of up to n points.
+struct Plan {
+  size_t m = 0;
+  unsigned c = 0, windows = 0, group = 0;
+  size_t nb = 0;  // buckets per window, 2^(c-1); slot nb collects zero digits
+};
+
+inline unsigned choose_window(size_t m, size_t bits) {
+  // Per window: one mixed addition per point, and ~3 (two full additions) per bucket in
+  // the running sums.
+  const double m_eff = double(size_t(1) << floor_log2(m)) * 1.4;
+  unsigned best = 2;
+  double best_cost = 1e300;
+  for (unsigned c = 2; c <= 20; ++c) {
+    double windows = double(ceil_div(bits + 1, c));
+    double cost = windows * (m_eff + 3.0 * double(size_t(1) << (c - 1)));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+inline Plan make_plan(size_t m, size_t bits) {
+  Plan p;
+  p.m = m;
+  p.c = choose_window(m, bits);
+  p.windows = unsigned(ceil_div(bits + 1, p.c));  // Booth digits need one bit above the top
+  p.group = unsigned(std::clamp<size_t>(kGroupEntries / std::max<size_t>(m, 1), 1, p.windows));
+  p.nb = size_t(1) << (p.c - 1);
+  return p;
+}
+
+// Entries per thread in the first accumulation level: a power of two, more threads for
+// small groups. The thread count stays below max(2^18, entries / 64).
+inline size_t first_per_thread(size_t entries) {
+  size_t q = entries >> 17;
+  size_t pt = q == 0 ? 1 : size_t(1) << floor_log2(q);
+  return std::clamp<size_t>(pt, 4, 64);
+}
+inline size_t first_partials_bound(size_t entries) {
+  size_t t = std::max(std::min(ceil_div(entries, 4), size_t(1) << 18), ceil_div(entries, 64));
+  return 2 * t;
+}
+
+// Segments per window of the bucket running sums, and their length.
+inline size_t segments_per_window(size_t nb, unsigned wg) {
+  return std::max<size_t>(1, std::min<size_t>(nb / 8, kMaxSegments / wg));
+}
+
+// Carves one device allocation into aligned pieces; with a null base it only measures.
+class Carver {
+ public:
+  explicit Carver(uint8_t* base) : base_(base) {}
+  template <class T>
+  T* take(size_t count) {
+    size_t at = (used_ + 255) & ~size_t(255);
+    used_ = at + count * sizeof(T);
+    return base_ ? reinterpret_cast<T*>(base_ + at) : nullptr;
+  }
+  size_t used() const { return used_; }
+
+ private:
+  uint8_t* base_;
+  size_t used_ = 0;
+};
+
+// Scratch of the split and of the ones' sum, for n points.
+template <class G>
+struct SplitScratch {
+  using P = ec::Xyzz<G>;
+  uint32_t *one_idx, *rest_idx, *counts;
+  void* temp;
+  size_t temp_bytes;
+  P *results, *ones_part, *ones_red;  // results: [0] the ones' sum, [1 + w] window w
+  SplitScratch(uint8_t* base, size_t n, size_t& total) {
+    Carver cv(base);
+    one_idx = cv.take<uint32_t>(n);
+    rest_idx = cv.take<uint32_t>(n);
+    counts = cv.take<uint32_t>(2);
+    temp_bytes = classify_temp_bytes(n);
+    temp = cv.take<uint8_t>(temp_bytes);
+    results = cv.take<P>(1 + kMaxWindows);
+    const size_t parts = std::min(n, kOnesPartials);
+    ones_part = cv.take<P>(parts);
+    ones_red = cv.take<P>(2 * (ceil_div(parts, kReduceFanIn) + 1));
+    total = cv.used();
+  }
+};
+
+// Scratch of one window group of Pippenger: `entries` sorted pairs, `buckets` buckets.
+template <class G>
+struct GroupScratch {
+  using P = ec::Xyzz<G>;
+  uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
+  void* sort_temp;
+  size_t sort_temp_bytes;
+  P* buckets;
+  uint32_t *pkeys_a, *pkeys_b;
+  P *pvals_a, *pvals_b;
+  P *segs, *red_a, *red_b;
+  size_t red_size;
+  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t segs_n,
+               size_t rows, size_t& total) {
+    Carver cv(base);
+    keys_in = cv.take<uint32_t>(entries);
+    vals_in = cv.take<uint32_t>(entries);
+    keys_out = cv.take<uint32_t>(entries);
+    vals_out = cv.take<uint32_t>(entries);
+    sort_temp_bytes = msm_detail::sort_temp_bytes(sort_m, c);
+    sort_temp = cv.take<uint8_t>(sort_temp_bytes);
+    buckets = cv.take<P>(buckets_n);
+    const size_t pa = first_partials_bound(entries);
+    const size_t pb = 2 * ceil_div(pa, kPartialsPerThread);
+    pkeys_a = cv.take<uint32_t>(pa);
+    pvals_a = cv.take<P>(pa);
+    pkeys_b = cv.take<uint32_t>(pb);
+    pvals_b = cv.take<P>(pb);
+    segs = cv.take<P>(segs_n);
+    red_size = ceil_div(segs_n, kReduceFanIn) + rows;
+    red_a = cv.take<P>(red_size);
+    red_b = cv.take<P>(red_size);
+    total = cv.used();
+  }
+};
+
+template <class G>
+__device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) {
+  return a + b;
+}
+template <class G>
+__device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
+  return a.dbl();
+}
+
+__device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
+  return size_t(key >> c) * (nb + 1) + (key & ((uint32_t(1) << c) - 1));
+}
+
+// One thread sums `per_thread` consecutive sorted entries, run by run (a run = one
+// bucket). A run that begins and ends inside the chunk is the whole bucket: it is stored.
+// The first and the last run may continue in the neighbouring chunks: they go out as
+// partial sums, two per chunk (the second infinity when the chunk is one run), in key
+// order, for the next level. On the last level (one chunk) every run is stored.
+template <class G, class AddEntry>
+__device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, unsigned c,
+                                                 size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
+                                                 ec::Xyzz<G>* out_vals, bool last_level, AddEntry add_entry) {
+  using P = ec::Xyzz<G>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t i0 = t * per_thread;
+  if (i0 >= count) return;
+  const size_t i1 = min(count, i0 + per_thread);
+  uint32_t cur = keys[i0];
+  P acc = P::infinity();
+  bool head = true;
+  for (size_t i = i0; i < i1; ++i) {
+    const uint32_t k = keys[i];
+    if (k != cur) {
+      if (head && !last_level) {
+        out_keys[2 * t] = cur;
+        out_vals[2 * t] = acc;
+      } else {
+        buckets[slot_of(cur, c, nb)] = acc;
+      }
+      head = false;
+      acc = P::infinity();
+      cur = k;
+    }
+    add_entry(i, acc);
+  }
+  if (last_level) {
+    buckets[slot_of(cur, c, nb)] = acc;
+    return;
+  }
+  if (head) {
+    out_keys[2 * t] = cur;
+    out_vals[2 * t] = acc;
+    acc = P::infinity();
+  }
+  out_keys[2 * t + 1] = cur;
+  out_vals[2 * t + 1] = acc;
+}
+
+template <class G>
+__global__ void __launch_bounds__(kThreads) accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys,
+                                                                     const uint32_t* vals, size_t count,
+                                                                     size_t per_thread, unsigned c, size_t nb,
+                                                                     ec::Xyzz<G>* buckets, uint32_t* out_keys,
+                                                                     ec::Xyzz<G>* out_vals, bool last_level) {
+  accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
+                      [&](size_t i, ec::Xyzz<G>& acc) {
+                        const uint32_t v = vals[i];
+                        ec::Affine<G> p = bases[v & 0x7fffffffu];
+                        if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
+                        acc += p;
+                      });
+}
+
+template <class G>
+__global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(const uint32_t* keys, const ec::Xyzz<G>* vals,
+                                                                       size_t count, size_t per_thread, unsigned c,
+                                                                       size_t nb, ec::Xyzz<G>* buckets,
+                                                                       uint32_t* out_keys, ec::Xyzz<G>* out_vals,
+                                                                       bool last_level) {
+  accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
+                      [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
+}
+
+// Segment s of window wl: sum_{lo <= b < hi} (b + 1)·bucket_b, as a running sum from the
+// top (giving sum (b - lo + 1)·bucket_b) plus lo times the segment's plain sum.
+template <class G>
+__global__ void __launch_bounds__(kThreads) bucket_segments_kernel(const ec::Xyzz<G>* buckets, size_t nb, size_t segs,
+                                                                   size_t seglen, unsigned wg, ec::Xyzz<G>* out) {
+  using P = ec::Xyzz<G>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= size_t(wg) * segs) return;
+  const size_t wl = t / segs, s = t % segs;
+  const size_t lo = s * seglen, hi = min(nb, lo + seglen);
+  const P* b = buckets + wl * (nb + 1);
+  P run = P::infinity(), total = P::infinity();
+  for (size_t j = hi; j-- > lo;) {
+    run = add_full<G>(run, b[j]);
+    total = add_full<G>(total, run);
+  }
+  if (lo != 0 && !run.is_infinity()) {
+    P m = P::infinity();
+    for (int bit = 63 - __clzll((long long)lo); bit >= 0; --bit) {
+      m = dbl_full<G>(m);
+      if ((lo >> bit) & 1) m = add_full<G>(m, run);
+    }
+    total = add_full<G>(total, m);
+  }
+  out[t] = total;
+}
+
+// out[r][j] = sum of in[r][j·f .. j·f + f) over rows of k elements.
+template <class G>
+__global__ void __launch_bounds__(kThreads) sum_rows_kernel(const ec::Xyzz<G>* in, size_t rows, size_t k, unsigned f,
+                                                            ec::Xyzz<G>* out) {
+  using P = ec::Xyzz<G>;
+  const size_t kout = (k + f - 1) / f;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * kout) return;
+  const size_t r = t / kout, j = t % kout;
+  const size_t lo = j * f, hi = min(k, lo + f);
+  P acc = P::infinity();
+  for (size_t i = lo; i < hi; ++i) acc = add_full<G>(acc, in[r * k + i]);
+  out[r * kout + j] = acc;
+}
+
+template <class G>
+__global__ void __launch_bounds__(kThreads) sum_ones_kernel(const ec::Affine<G>* bases, const uint32_t* idx,
+                                                            size_t count, size_t threads, ec::Xyzz<G>* out) {
+  using P = ec::Xyzz<G>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  P acc = P::infinity();
+  for (size_t i = t; i < count; i += threads) acc += bases[idx[i]];
+  out[t] = acc;
+}
+
+// Reduces each of `rows` rows of k points to one, into dest[0 .. rows), through the two
+// temporaries (each holding rows·ceil(k / fan-in) points).
+template <class G>
+Status reduce_rows(const ec::Xyzz<G>* in, size_t rows, size_t k, ec::Xyzz<G>* tmp_a, ec::Xyzz<G>* tmp_b,
+                   ec::Xyzz<G>* dest, cudaStream_t s) {
+  ec::Xyzz<G>* tmp[2] = {tmp_a, tmp_b};
+  int next = 0;
+  do {
+    const size_t kout = ceil_div(k, kReduceFanIn);
+    ec::Xyzz<G>* out = kout == 1 ? dest : tmp[next];
+    sum_rows_kernel<G><<<blocks_for(rows * kout), kThreads, 0, s>>>(in, rows, k, kReduceFanIn, out);
+    CUZK_RETURN_IF_ERROR(check_launch("msm.sum_rows_kernel"));
+    in = out;
+    k = kout;
+    next ^= 1;
+  } while (k > 1);
+  return Status::ok();
+}
+
+template <class G>
+size_t group_bytes_bound(size_t m_lo, size_t m_hi, size_t bits) {
+  const Plan p = make_plan(m_lo, bits);
+  const size_t entries = std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries));
+  const size_t buckets = size_t(p.group) * (p.nb + 1);
+  size_t total = 0;
+  GroupScratch<G>(nullptr, entries, buckets, m_hi, p.c, kMaxSegments, kMaxWindows, total);
+  return total;
+}
+
+}  // namespace cuzk::cuda::msm_detail
+
+namespace cuzk::cuda {
+
+template <class G>
+size_t Msm<G>::scratch_bytes(size_t n) {
+  using namespace msm_detail;
+  if (n == 0) return 0;
+  constexpr size_t bits = G::Scalar::BITS;
+  size_t split = 0;
+  SplitScratch<G>(nullptr, n, split);
+  // The window width is constant on [2^k, 2^(k+1)): bound each such range at its ends.
+  size_t group = 0;
+  for (unsigned k = 0; k <= floor_log2(n); ++k) {
+    const size_t lo = size_t(1) << k, hi = std::min(n, (size_t(2) << k) - 1);
+    group = std::max(group, group_bytes_bound<G>(lo, hi, bits));
+  }
+  return split + group;
+}
+
+template <class G>
+Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n,
+                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats) {
+  using namespace msm_detail;
+  using P = ec::Xyzz<G>;
+  static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
+  constexpr size_t bits = G::Scalar::BITS;
+  if (stats != nullptr) *stats = MsmStats{};
+  if (n == 0) return ec::Jacobian<G>::infinity();
+  if (n >= (size_t(1) << 31)) {
+    return invalid_argument("msm: " + std::to_string(n) + " points; at most 2^31 - 1 are supported");
+  }
+  const cudaStream_t s = stream.get();
+  const uint64_t* scalars = reinterpret_cast<const uint64_t*>(d_scalars);
+
+  size_t split_bytes = 0;
+  SplitScratch<G>(nullptr, n, split_bytes);
+  CUZK_ASSIGN_OR_RETURN(auto split_buf, DeviceBuffer<uint8_t>::allocate(split_bytes, "msm scratch (split)", scratch_from));
+  SplitScratch<G> sp(split_buf.data(), n, split_bytes);
+  CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(sp.results, 0, (1 + kMaxWindows) * sizeof(P), s),
+                            "msm: clearing the window sums");
+  CUZK_RETURN_IF_ERROR(classify(scalars, n, sp.one_idx, sp.rest_idx, sp.counts, sp.temp, sp.temp_bytes, s));
+  uint32_t counts[2] = {0, 0};
+  CUZK_RETURN_IF_ERROR(copy_async(counts, sp.counts, sizeof(counts), cudaMemcpyDeviceToHost, s, "msm.counts"));
+  CUZK_RETURN_IF_ERROR(stream.synchronize());
+  const size_t ones = counts[0], m = counts[1];
+
+  if (ones != 0) {
+    const size_t threads = std::min(ones, kOnesPartials);
+    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
+    CUZK_RETURN_IF_ERROR(check_launch("msm.sum_ones_kernel"));
+    const size_t half = ceil_div(threads, kReduceFanIn) + 1;
+    CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, s));
+  }
+
+  Plan plan;
+  DeviceBuffer<uint8_t> group_buf;
+  if (m != 0) {
+    plan = make_plan(m, bits);
+    const size_t segs_per = segments_per_window(plan.nb, plan.group);
+    size_t group_bytes = 0;
+    GroupScratch<G>(nullptr, plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group * segs_per,
+                    plan.group, group_bytes);
+    CUZK_ASSIGN_OR_RETURN(group_buf,
+                          DeviceBuffer<uint8_t>::allocate(group_bytes, "msm scratch (window group)", scratch_from));
+    GroupScratch<G> gs(group_buf.data(), plan.group * m, plan.group * (plan.nb + 1), m, plan.c,
+                       plan.group * segs_per, plan.group, group_bytes);
+    const size_t seglen = ceil_div(plan.nb, segs_per);
+    const size_t segs = ceil_div(plan.nb, seglen);
+
+    for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
+      const unsigned wg = std::min(plan.group, plan.windows - w0);
+      const size_t entries = size_t(wg) * m;
+      CUZK_RETURN_IF_ERROR(window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, gs.keys_in, gs.vals_in, s));
+      for (unsigned wl = 0; wl < wg; ++wl) {
+        const size_t off = size_t(wl) * m;
+        CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off, m,
+                                         plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
+      }
+      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
+                                "msm: clearing the buckets");
+
+      // Level 1 over the sorted points, then levels over the partial sums until one chunk.
+      size_t per_thread = first_per_thread(entries);
+      size_t threads = ceil_div(entries, per_thread);
+      bool last = threads == 1;
+      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
+          d_bases, gs.keys_out, gs.vals_out, entries, per_thread, plan.c, plan.nb, gs.buckets, gs.pkeys_a,
+          gs.pvals_a, last);
+      CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
+      uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
+      P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
+      int cur = 0;
+      size_t count = 2 * threads;
+      while (!last) {
+        threads = ceil_div(count, kPartialsPerThread);
+        last = threads == 1;
+        accumulate_partials_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
+            keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c, plan.nb, gs.buckets, keys_io[cur ^ 1],
+            vals_io[cur ^ 1], last);
+        CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_partials_kernel"));
+        cur ^= 1;
+        count = 2 * threads;
+      }
+
+      bucket_segments_kernel<G><<<blocks_for(size_t(wg) * segs), kThreads, 0, s>>>(gs.buckets, plan.nb, segs, seglen,
+                                                                                 wg, gs.segs);
+      CUZK_RETURN_IF_ERROR(check_launch("msm.bucket_segments_kernel"));
+      CUZK_RETURN_IF_ERROR(reduce_rows<G>(gs.segs, wg, segs, gs.red_a, gs.red_b, sp.results + 1 + w0, s));
+    }
+  }
+
+  const size_t windows = m != 0 ? plan.windows : 0;
+  std::vector<P> sums(1 + windows);
+  CUZK_RETURN_IF_ERROR(
+      copy_async(sums.data(), sp.results, sums.size() * sizeof(P), cudaMemcpyDeviceToHost, s, "msm.window_sums"));
+  CUZK_RETURN_IF_ERROR(stream.synchronize());
+
+  // sum_w 2^(c·w)·S_w by Horner's rule, plus the ones' sum.
+  P total = P::infinity();
+  for (size_t w = windows; w-- > 0;) {
+    for (unsigned i = 0; i < plan.c; ++i) total = total.dbl();
+    total += sums[1 + w];
+  }
+  total += sums[0];
+  if (stats != nullptr) {
+    stats->ones = ones;
+    stats->rest = m;
+    stats->window_bits = plan.c;
+    stats->windows = plan.windows;
+    stats->windows_per_group = plan.group;
+  }
+  return total.to_jacobian();
+}
+
+}  // namespace cuzk::cuda
+
+#define CUZK_INSTANTIATE_MSM(G) template class cuzk::cuda::Msm<G>

@@ -1,0 +1,107 @@
+// CUB-based steps of the device MSM (see msm_sort.hpp).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <string>
+
+#include "cuda/cuda_status.hpp"
+#include "cuda/msm/msm_sort.hpp"
+
+namespace cuzk::cuda::msm_detail {
+namespace {
+
+struct ScalarIs {
+  const uint64_t* s;
+  bool one;  // true: selects scalars == 1; false: scalars > 1
+  __device__ bool operator()(uint32_t i) const {
+    const uint64_t* k = s + size_t(i) * kScalarLimbs;
+    uint64_t high = k[1] | k[2] | k[3];
+    return one ? (high == 0 && k[0] == 1) : (high != 0 || k[0] > 1);
+  }
+};
+
+// Bits [offset, offset + width) of a 4-limb scalar, width <= 32; bits past the top are 0.
+__device__ __forceinline__ uint32_t bits_at(const uint64_t* k, unsigned offset, unsigned width) {
+  unsigned limb = offset / 64, shift = offset % 64;
+  if (limb >= kScalarLimbs) return 0;
+  uint64_t v = k[limb] >> shift;
+  if (shift + width > 64 && limb + 1 < kScalarLimbs) v |= k[limb + 1] << (64 - shift);
+  return uint32_t(v & ((uint64_t(1) << width) - 1));
+}
+
+__global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c,
+                                     unsigned w0, unsigned wg, uint32_t* keys, uint32_t* vals) {
+  const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  const uint32_t idx = rest_idx[j];
+  uint64_t k[kScalarLimbs];
+  for (size_t l = 0; l < kScalarLimbs; ++l) k[l] = scalars[size_t(idx) * kScalarLimbs + l];
+  const uint32_t half = uint32_t(1) << (c - 1);
+  for (unsigned wl = 0; wl < wg; ++wl) {
+    const unsigned w = w0 + wl;
+    // c + 1 bits: the window's c bits above the previous window's top bit (Booth).
+    uint32_t raw = w == 0 ? bits_at(k, 0, c) << 1 : bits_at(k, w * c - 1, c + 1);
+    uint32_t d = (raw + 1) >> 1;  // window value plus the borrow from below, in [0, 2^c]
+    const bool neg = (raw >> c) & 1;
+    if (neg) d = (uint32_t(1) << c) - d;  // digit = d - 2^c, in [-2^(c-1), 0]
+    const uint32_t bucket = d == 0 ? half : d - 1;
+    const size_t e = size_t(wl) * m + j;
+    keys[e] = (uint32_t(wl) << c) | bucket;
+    vals[e] = idx | (uint32_t(neg && d != 0) << 31);
+  }
+}
+
+}  // namespace
+
+size_t classify_temp_bytes(size_t n) {
+  size_t bytes = 0;
+  thrust::counting_iterator<uint32_t> first(0);
+  (void)cub::DeviceSelect::If(nullptr, bytes, first, static_cast<uint32_t*>(nullptr),
+                              static_cast<uint32_t*>(nullptr), int64_t(n), ScalarIs{nullptr, true});
+  return bytes;
+}
+
+Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts,
+                void* temp, size_t temp_bytes, cudaStream_t s) {
+  thrust::counting_iterator<uint32_t> first(0);
+  size_t bytes = temp_bytes;
+  CUZK_CUDA_RETURN_IF_ERROR(
+      cub::DeviceSelect::If(temp, bytes, first, one_idx, counts, int64_t(n), ScalarIs{scalars, true}, s),
+      "msm: selecting the scalars equal to 1");
+  CUZK_RETURN_IF_ERROR(check_launch("msm.select_ones"));
+  bytes = temp_bytes;
+  CUZK_CUDA_RETURN_IF_ERROR(
+      cub::DeviceSelect::If(temp, bytes, first, rest_idx, counts + 1, int64_t(n), ScalarIs{scalars, false}, s),
+      "msm: selecting the scalars above 1");
+  return check_launch("msm.select_rest");
+}
+
+Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
+                     unsigned wg, uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+  if (m == 0) return Status::ok();
+  constexpr unsigned kThreads = 256;
+  window_digits_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, s>>>(scalars, rest_idx, m, c, w0, wg,
+                                                                                   keys, vals);
+  return check_launch("msm.window_digits_kernel");
+}
+
+size_t sort_temp_bytes(size_t m, unsigned c) {
+  size_t bytes = 0;
+  (void)cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
+                                        static_cast<uint32_t*>(nullptr), static_cast<const uint32_t*>(nullptr),
+                                        static_cast<uint32_t*>(nullptr), int64_t(m), 0, int(c));
+  return bytes;
+}
+
+Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out,
+                   size_t m, unsigned c, void* temp, size_t temp_bytes, cudaStream_t s) {
+  if (m == 0) return Status::ok();
+  size_t bytes = temp_bytes;
+  CUZK_CUDA_RETURN_IF_ERROR(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out,
+                                                            int64_t(m), 0, int(c), s),
+                            "msm: sorting " + std::to_string(m) + " bucket entries");
+  return check_launch("msm.sort_window");
+}
+
+}  // namespace cuzk::cuda::msm_detail

@@ -1,0 +1,179 @@
+// Device MSM timings (a benchmark, not a test): bases and scalars already on the device,
+// the whole Msm::run timed with CUDA events (median after one warm-up), every timed result
+// checked against the CPU discrete-log oracle (msm_fixtures.hpp), device memory from the
+// allocator's peak. Prints a markdown table with the peer figures of GPU-NOTES.md.
+// Usage: cuda_msm_bench [--runs N] [--max-log K]   (K: skip sizes above 2^K)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "cuda/allocator.hpp"
+#include "cuda/device.hpp"
+#include "msm_fixtures.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+using msm_fixtures::Mix;
+
+struct Case {
+  Mix mix;
+  unsigned log_n;
+  const char* peer;  // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
+};
+
+struct Row {
+  std::string group, mix, peer, note;
+  unsigned log_n = 0;
+  double median_ms = 0, min_ms = 0;
+  size_t scratch_peak = 0, scratch_bound = 0;
+  MsmStats stats;
+  bool ok = false;
+};
+
+const char* mix_name(Mix m) {
+  switch (m) {
+    case Mix::kUniform:
+      return "uniform";
+    case Mix::kWitness:
+      return "45% 0, 45% 1, 10% uniform";
+    default:
+      return "other";
+  }
+}
+
+template <class G>
+void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_log, int runs, ThreadPool& pool,
+                 std::mt19937_64& rng, const Stream& s, std::vector<Row>& rows) {
+  unsigned top = 0;
+  for (const Case& c : cases) {
+    if (c.log_n <= max_log) top = std::max(top, c.log_n);
+  }
+  if (top == 0) return;
+  const auto bases = msm_fixtures::make_bases<G>(size_t(1) << top, rng(), pool);
+  for (const Case& c : cases) {
+    if (c.log_n > max_log) continue;
+    Row row;
+    row.group = name;
+    row.mix = mix_name(c.mix);
+    row.peer = c.peer;
+    row.log_n = c.log_n;
+    const size_t n = size_t(1) << c.log_n;
+    const auto scalars = msm_fixtures::make_scalars<G>(n, c.mix, rng);
+    const auto expected = msm_fixtures::oracle<G>(bases, scalars, pool).to_affine();
+    auto in = msm_fixtures::upload<G>(bases.points, n, scalars, s);
+    auto alloc = DeviceAllocator::current();
+    auto start = Event::create(), end = Event::create();
+    if (!in.is_ok() || !alloc.is_ok() || !start.is_ok() || !end.is_ok()) {
+      row.note = "setup failed";
+      rows.push_back(row);
+      continue;
+    }
+    const size_t held = (*alloc)->stats().allocated_bytes;
+    (*alloc)->reset_peak();
+    std::vector<double> ms;
+    bool ok = true;
+    for (int r = 0; r <= runs && ok; ++r) {
+      Status st = start->record(s);
+      auto res = Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, &row.stats);
+      if (st.is_ok()) st = end->record(s);
+      if (st.is_ok()) st = end->synchronize();
+      if (!res.is_ok() || !st.is_ok()) {
+        row.note = (!res.is_ok() ? res.status() : st).to_string();
+        ok = false;
+        break;
+      }
+      if (res->to_affine() != expected) {
+        row.note = "WRONG RESULT";
+        ok = false;
+        break;
+      }
+      auto t = Event::elapsed_ms(*start, *end);
+      if (r > 0 && t.is_ok()) ms.push_back(*t);
+    }
+    row.ok = ok && !ms.empty();
+    if (row.ok) {
+      std::sort(ms.begin(), ms.end());
+      row.median_ms = ms[ms.size() / 2];
+      row.min_ms = ms.front();
+    }
+    row.scratch_peak = (*alloc)->stats().peak_bytes - held;
+    row.scratch_bound = Msm<G>::scratch_bytes(n);
+    rows.push_back(row);
+    std::fprintf(stderr, "%s 2^%u %s: %.2f ms %s\n", name, c.log_n, row.mix.c_str(), row.median_ms,
+                 row.ok ? "ok" : row.note.c_str());
+  }
+}
+
+int run(int argc, char** argv) {
+  int runs = 5;
+  unsigned max_log = 24;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--max-log" && i + 1 < argc) {
+      max_log = unsigned(std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: %s [--runs N] [--max-log K]\n", argv[0]);
+      return 2;
+    }
+  }
+  auto count = device_count();
+  if (!count.is_ok() || *count == 0) {
+    std::fprintf(stderr, "cuda_msm_bench: no CUDA device\n");
+    return 2;
+  }
+  auto info = device_info(0);
+  auto stream = Stream::create();
+  if (!info.is_ok() || !stream.is_ok()) {
+    std::fprintf(stderr, "cuda_msm_bench: %s\n", (!info.is_ok() ? info.status() : stream.status()).to_string().c_str());
+    return 1;
+  }
+  ThreadPool pool;
+  std::mt19937_64 rng(std::random_device{}());
+  std::vector<Row> rows;
+  bench_group<bls12_381::G1Config>("bls12_381 G1",
+                                   {{Mix::kUniform, 20, "20.4"},
+                                    {Mix::kUniform, 22, "52.9"},
+                                    {Mix::kUniform, 24, "154.4"},
+                                    {Mix::kWitness, 22, "17.4"}},
+                                   max_log, runs, pool, rng, *stream, rows);
+  bench_group<bn254::G1Config>("bn254 G1",
+                               {{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}},
+                               max_log, runs, pool, rng, *stream, rows);
+  bench_group<bls12_381::G2Config>("bls12_381 G2",
+                                   {{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}},
+                                   max_log, runs, pool, rng, *stream, rows);
+  bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
+
+  std::printf("command: ");
+  for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
+  std::printf("\ndevice: %s (%d SMs); whole Msm::run, inputs on the device, median of %d after a warm-up, CUDA "
+              "events; every timed result checked against the CPU oracle\n\n",
+              info->name.c_str(), info->sm_count, runs);
+  std::printf("| group | scalars | n | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
+              "scratch peak MiB | scratch_bytes MiB | checked |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n");
+  int status = 0;
+  for (const Row& r : rows) {
+    const double n = double(size_t(1) << r.log_n);
+    std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %s | %u x %u (%u) | %zu / %zu | %.0f | %.0f | %s |\n",
+                r.group.c_str(), r.mix.c_str(), r.log_n, r.median_ms, r.min_ms, r.median_ms * 1e6 / n, r.peer.c_str(),
+                r.stats.window_bits, r.stats.windows, r.stats.windows_per_group, r.stats.ones, r.stats.rest,
+                double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20),
+                r.ok ? "yes" : r.note.c_str());
+    if (!r.ok) status = 1;
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
+
+int main(int argc, char** argv) { return cuzk::cuda::run(argc, argv); }

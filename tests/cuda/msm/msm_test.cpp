@@ -1,0 +1,236 @@
+// The device MSM equals the CPU msm (msm/pippenger.hpp) as a group element, on fresh
+// random inputs every run, for G1 and G2 of both curves: sizes 1 .. 2^20 (2^22 on BN254
+// G1, 2^16 on G2, whose CPU reference is slow), the scalar mixes that stress the 0/1
+// split and the bucket balance, and the edge cases. Every run draws its scratch from a
+// reservation of exactly Msm::scratch_bytes(n), so the bound is checked too.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "cuda/allocator.hpp"
+#include "cuda/cuda_test_util.hpp"
+#include "msm/pippenger.hpp"
+#include "msm_fixtures.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+using msm_fixtures::Mix;
+using testing::seeded_rng;
+
+template <class G>
+struct GroupTraits;
+template <>
+struct GroupTraits<bn254::G1Config> {
+  static constexpr const char* kName = "bn254_G1";
+  static constexpr size_t kMaxSize = size_t(1) << 22;
+};
+template <>
+struct GroupTraits<bn254::G2Config> {
+  static constexpr const char* kName = "bn254_G2";
+  static constexpr size_t kMaxSize = size_t(1) << 16;
+};
+template <>
+struct GroupTraits<bls12_381::G1Config> {
+  static constexpr const char* kName = "bls12_381_G1";
+  static constexpr size_t kMaxSize = size_t(1) << 20;
+};
+template <>
+struct GroupTraits<bls12_381::G2Config> {
+  static constexpr const char* kName = "bls12_381_G2";
+  static constexpr size_t kMaxSize = size_t(1) << 16;
+};
+
+struct GroupNames {
+  template <class G>
+  static std::string GetName(int) {
+    return GroupTraits<G>::kName;
+  }
+};
+
+ThreadPool& pool() {
+  static ThreadPool p;
+  return p;
+}
+
+template <class G>
+class DeviceMsm : public ::testing::Test {
+ protected:
+  using A = ec::Affine<G>;
+  using J = ec::Jacobian<G>;
+  using Int = typename G::Scalar::Int;
+  static constexpr size_t kMax = GroupTraits<G>::kMaxSize;
+
+  static void SetUpTestSuite() {
+    if (!testing::no_device_reason().empty()) return;
+    auto rng = seeded_rng(std::string("bases ") + GroupTraits<G>::kName);
+    bases_ = std::make_unique<msm_fixtures::Bases<G>>(msm_fixtures::make_bases<G>(kMax, rng(), pool()));
+  }
+  static void TearDownTestSuite() { bases_.reset(); }
+
+  void SetUp() override {
+    CUZK_SKIP_WITHOUT_DEVICE();
+    auto s = Stream::create();
+    ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+    stream_ = std::make_unique<Stream>(std::move(s).value());
+  }
+
+  // The device MSM of scalars[offset ..] against bases[0 ..], scratch from a reservation
+  // of exactly scratch_bytes(n).
+  J gpu(const std::vector<A>& bases, const std::vector<Int>& scalars, size_t offset = 0, MsmStats* stats = nullptr) {
+    const size_t n = scalars.size() - offset;
+    auto in = msm_fixtures::upload<G>(bases, n, scalars, *stream_);
+    EXPECT_TRUE(in.is_ok()) << in.status().to_string();
+    if (!in.is_ok()) return J::infinity();
+    auto alloc = DeviceAllocator::current();
+    EXPECT_TRUE(alloc.is_ok());
+    auto reservation = (*alloc)->reserve(Msm<G>::scratch_bytes(n), "msm test scratch");
+    EXPECT_TRUE(reservation.is_ok()) << reservation.status().to_string();
+    if (!reservation.is_ok()) return J::infinity();
+    auto r = Msm<G>::run(in->bases.data(), in->scalars.data() + offset, n, *stream_, &*reservation, stats);
+    EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+    return r.is_ok() ? *r : J::infinity();
+  }
+
+  J cpu(const std::vector<A>& bases, const std::vector<Int>& scalars, size_t offset = 0) {
+    const size_t n = scalars.size() - offset;
+    return msm::msm<G>(std::span(bases.data(), n), std::span(scalars.data() + offset, n), pool());
+  }
+
+  void expect_matches_cpu(const std::vector<A>& bases, const std::vector<Int>& scalars, const std::string& what) {
+    MsmStats stats;
+    const J g = gpu(bases, scalars, 0, &stats);
+    const J c = cpu(bases, scalars);
+    EXPECT_EQ(g.to_affine(), c.to_affine())
+        << what << ": n = " << scalars.size() << ", ones " << stats.ones << ", rest " << stats.rest << ", c = "
+        << stats.window_bits << ", windows " << stats.windows << " in groups of " << stats.windows_per_group;
+  }
+
+  std::vector<A> prefix(size_t n) const { return {bases_->points.begin(), bases_->points.begin() + n}; }
+
+  std::unique_ptr<Stream> stream_;
+  static inline std::unique_ptr<msm_fixtures::Bases<G>> bases_;
+};
+
+using Groups = ::testing::Types<bn254::G1Config, bn254::G2Config, bls12_381::G1Config, bls12_381::G2Config>;
+TYPED_TEST_SUITE(DeviceMsm, Groups, GroupNames);
+
+TYPED_TEST(DeviceMsm, UniformScalarsMatchCpuAtEverySize) {
+  auto rng = seeded_rng("uniform");
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(100), size_t(1) << 10, size_t(1) << 16, size_t(1) << 20,
+                   size_t(1) << 22}) {
+    if (n > this->kMax) break;
+    this->expect_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng), "uniform");
+  }
+}
+
+TYPED_TEST(DeviceMsm, WitnessLikeScalarsMatchCpu) {
+  auto rng = seeded_rng("witness");
+  for (size_t n : {size_t(100), size_t(1) << 16, size_t(1) << 20}) {
+    if (n > this->kMax) break;
+    this->expect_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kWitness, rng), "witness");
+  }
+}
+
+TYPED_TEST(DeviceMsm, OnlyZeroAndOneScalarsMatchCpu) {
+  auto rng = seeded_rng("zero-one");
+  for (size_t n : {size_t(1), size_t(1000), this->kMax}) {
+    this->expect_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kZeroOne, rng), "0/1");
+  }
+}
+
+TYPED_TEST(DeviceMsm, OneNonTrivialScalarAmongManyZeroOne) {
+  auto rng = seeded_rng("one among many");
+  const size_t n = this->kMax;
+  auto s = msm_fixtures::make_scalars<TypeParam>(n, Mix::kZeroOne, rng);
+  s[rng() % n] = TypeParam::Scalar::random(rng).to_canonical();
+  this->expect_matches_cpu(this->prefix(n), s, "one non-trivial among 0/1");
+}
+
+TYPED_TEST(DeviceMsm, AllZeroScalarsGiveInfinity) {
+  auto rng = seeded_rng("zero");
+  for (size_t n : {size_t(1), size_t(1000)}) {
+    auto s = msm_fixtures::make_scalars<TypeParam>(n, Mix::kZero, rng);
+    EXPECT_TRUE(this->gpu(this->prefix(n), s).is_infinity()) << "n = " << n;
+  }
+}
+
+TYPED_TEST(DeviceMsm, EmptyInputGivesInfinity) {
+  const std::vector<ec::Affine<TypeParam>> none;
+  EXPECT_EQ(Msm<TypeParam>::scratch_bytes(0), size_t(0));
+  auto r = Msm<TypeParam>::run(nullptr, nullptr, 0, *this->stream_);
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_TRUE(r->is_infinity());
+}
+
+// r - 1 in every position puts every point into one bucket of every window: the
+// accumulation's load balance and its partial sums across threads carry everything.
+TYPED_TEST(DeviceMsm, ScalarRMinusOneEverywhereMatchesCpu) {
+  auto rng = seeded_rng("r-1");
+  for (size_t n : {size_t(1), size_t(5000), std::min<size_t>(this->kMax, size_t(1) << 18)}) {
+    this->expect_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kMax, rng), "r-1");
+  }
+  auto s = msm_fixtures::make_scalars<TypeParam>(4096, Mix::kUniform, rng);
+  for (size_t i = 0; i < s.size(); i += 3) s[i] = (-TypeParam::Scalar::one()).to_canonical();
+  this->expect_matches_cpu(this->prefix(s.size()), s, "r-1 among uniform");
+}
+
+TYPED_TEST(DeviceMsm, SmallScalarsMatchCpu) {
+  auto rng = seeded_rng("small");
+  const size_t n = std::min<size_t>(this->kMax, size_t(1) << 18);
+  this->expect_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kSmall, rng), "2..17");
+}
+
+// The same base many times: equal points meet in one bucket, so the additions double.
+TYPED_TEST(DeviceMsm, RepeatedPointsMatchCpu) {
+  auto rng = seeded_rng("repeated");
+  const size_t n = 4096;
+  std::vector<ec::Affine<TypeParam>> same(n, this->bases_->points[rng() % this->kMax]);
+  this->expect_matches_cpu(same, msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng), "one base, uniform");
+  this->expect_matches_cpu(same, msm_fixtures::make_scalars<TypeParam>(n, Mix::kSmall, rng), "one base, small");
+  auto equal = std::vector<typename TypeParam::Scalar::Int>(n, TypeParam::Scalar::random(rng).to_canonical());
+  this->expect_matches_cpu(same, equal, "one base, one scalar");
+  std::vector<ec::Affine<TypeParam>> few(n);
+  for (auto& p : few) p = this->bases_->points[rng() % 4];
+  this->expect_matches_cpu(few, msm_fixtures::make_scalars<TypeParam>(n, Mix::kWitness, rng), "four bases, witness");
+}
+
+TYPED_TEST(DeviceMsm, InfinityAmongBasesMatchesCpu) {
+  auto rng = seeded_rng("infinity");
+  const size_t n = 10000;
+  auto bases = this->prefix(n);
+  for (size_t i = 0; i < n; i += 7) bases[i] = ec::Affine<TypeParam>::infinity();
+  this->expect_matches_cpu(bases, msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng), "uniform");
+  this->expect_matches_cpu(bases, msm_fixtures::make_scalars<TypeParam>(n, Mix::kWitness, rng), "witness");
+  std::vector<ec::Affine<TypeParam>> all_inf(100, ec::Affine<TypeParam>::infinity());
+  EXPECT_TRUE(this->gpu(all_inf, msm_fixtures::make_scalars<TypeParam>(100, Mix::kUniform, rng)).is_infinity());
+}
+
+// The Groth16 L query: scalars from an offset into a longer vector, bases from their start.
+TYPED_TEST(DeviceMsm, ScalarOffsetAgainstBasesFromZero) {
+  auto rng = seeded_rng("offset");
+  const size_t n = 3000, offset = 17;
+  auto s = msm_fixtures::make_scalars<TypeParam>(n + offset, Mix::kWitness, rng);
+  const auto bases = this->prefix(n);
+  EXPECT_EQ(this->gpu(bases, s, offset).to_affine(), this->cpu(bases, s, offset).to_affine());
+}
+
+TYPED_TEST(DeviceMsm, ScratchStaysWithinScratchBytesAndIsFreed) {
+  auto rng = seeded_rng("scratch");
+  auto alloc = DeviceAllocator::current();
+  ASSERT_TRUE(alloc.is_ok());
+  const size_t before = (*alloc)->stats().allocated_bytes;
+  for (Mix mix : {Mix::kUniform, Mix::kWitness, Mix::kMax}) {
+    const size_t n = 5000;
+    auto s = msm_fixtures::make_scalars<TypeParam>(n, mix, rng);
+    (void)this->gpu(this->prefix(n), s);  // draws on a reservation of scratch_bytes(n)
+  }
+  EXPECT_EQ((*alloc)->stats().allocated_bytes, before);
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
