@@ -31,6 +31,12 @@
 #endif
 #endif
 
+// Device fast paths (ff/fp_cuda.hpp): 32-bit words and PTX carry chains, in device code
+// only (never in constant evaluation).
+#if defined(__CUDA_ARCH__)
+#include "ff/fp_cuda.hpp"
+#endif
+
 namespace cuzk::ff {
 
 namespace detail {
@@ -148,6 +154,9 @@ class Fp {
   CUZK_INLINE constexpr bool operator!=(const Fp& o) const { return !(v_ == o.v_); }
 
   CUZK_INLINE constexpr Fp operator+(const Fp& o) const {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mod_add<P>(v_, o.v_));
+#endif
 #if CUZK_FF_X86_ASM
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -164,6 +173,9 @@ class Fp {
     return add_portable(o);
   }
   CUZK_INLINE constexpr Fp operator-(const Fp& o) const {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mod_sub<P>(v_, o.v_));
+#endif
 #if CUZK_FF_X86_ASM
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -186,6 +198,9 @@ class Fp {
   CUZK_INLINE constexpr Fp& operator*=(const Fp& o) { return *this = *this * o; }
 
   CUZK_INLINE constexpr Fp operator*(const Fp& o) const {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mont_mul<P>(v_, o.v_));
+#endif
 #if CUZK_FF_X86_ADX
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -202,6 +217,9 @@ class Fp {
     return mul_portable(o);
   }
   CUZK_INLINE constexpr Fp square() const {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mont_sqr<P>(v_));
+#endif
 #if CUZK_FF_X86_ADX
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -218,9 +236,9 @@ class Fp {
     return mul_portable(*this);
   }
 
-  // The portable arithmetic: what the device and constant evaluation always run, and
-  // what the host runs without the x86 paths. Public so tests can hold both paths
-  // against the same oracle.
+  // The portable arithmetic: what constant evaluation always runs, and what the host
+  // runs without the x86 paths (device code runs ff/fp_cuda.hpp). Public so tests can
+  // hold both paths against the same oracle.
   CUZK_INLINE constexpr Fp add_portable(const Fp& o) const {
     Fp r = *this;
     r.v_.add_in_place(o.v_);  // no carry out: 2p < 2^(64N)

@@ -49,8 +49,16 @@ struct Fp2 {
   CUZK_INLINE constexpr Fp2& operator-=(const Fp2& o) { return *this = *this - o; }
   CUZK_INLINE constexpr Fp2& operator*=(const Fp2& o) { return *this = *this * o; }
 
-  // Karatsuba: three base multiplications.
+  // Karatsuba: three base multiplications (on the device, three unreduced products and two
+  // reductions: ff/fp_cuda.hpp).
   CUZK_INLINE constexpr Fp2 operator*(const Fp2& o) const {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) {
+      typename Fq::Int z0, z1;
+      cuda_fp::fp2_mul<typename Fq::Params>(c0.mont(), c1.mont(), o.c0.mont(), o.c1.mont(), z0, z1);
+      return {Fq::from_mont(z0), Fq::from_mont(z1)};
+    }
+#endif
     Fq t0 = c0 * o.c0;
     Fq t1 = c1 * o.c1;
     return {t0 - t1, (c0 + c1) * (o.c0 + o.c1) - t0 - t1};

@@ -25,13 +25,23 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-template <class F>
+// x = x * y, or x = x^2 + y when kSquare (the addition keeps the chain off fixed points).
+template <class F, bool kSquare>
+__host__ __device__ F chain_step(const F& x, const F& y) {
+  if constexpr (kSquare) {
+    return x.square() + y;
+  } else {
+    return x * y;
+  }
+}
+
+template <class F, bool kSquare>
 __global__ void mul_chain_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   F x = a[i];
   const F y = b[i];
-  for (int k = 0; k < iters; ++k) x = x * y;
+  for (int k = 0; k < iters; ++k) x = chain_step<F, kSquare>(x, y);
   out[i] = x;
 }
 
@@ -83,7 +93,7 @@ Result<double> median_ms(const Stream& s, int runs, Launch launch) {
 
 unsigned blocks(size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
 
-template <class F>
+template <class F, bool kSquare = false>
 Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
   std::vector<F> a(n), b(n);
   for (size_t i = 0; i < n; ++i) {
@@ -94,8 +104,8 @@ Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Str
   CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
   CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
   CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          mul_chain_kernel<F><<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(),
-                                                                                   dout.data(), n, iters);
+                          mul_chain_kernel<F, kSquare>
+                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
                           return check_launch("mul_chain_kernel");
                         }));
   std::vector<F> out(n);
@@ -104,7 +114,7 @@ Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Str
   bool ok = true;
   for (size_t i : {size_t(0), n / 2, n - 1}) {
     F x = a[i];
-    for (int k = 0; k < iters; ++k) x = x * b[i];
+    for (int k = 0; k < iters; ++k) x = chain_step<F, kSquare>(x, b[i]);
     ok = ok && x == out[i];
   }
   return Row{name, n, iters, ms, ok};
@@ -184,6 +194,9 @@ int run(int argc, char** argv) {
   rows.push_back(bench_mul<bls12_381::Fr>("bls12_381 Fr mul", n_mul, 256, runs, s, rng));
   rows.push_back(bench_mul<bls12_381::Fq>("bls12_381 Fq mul", n_mul, 256, runs, s, rng));
   rows.push_back(bench_mul<bls12_381::Fq2>("bls12_381 Fq2 mul", n_mul, 64, runs, s, rng));
+  rows.push_back(bench_mul<bn254::Fq, true>("bn254 Fq square + add", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fq, true>("bls12_381 Fq square + add", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fq2, true>("bls12_381 Fq2 square + add", n_mul, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bn254::G1Jacobian>("bn254 G1 Jacobian += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bn254::G1Xyzz>("bn254 G1 XYZZ += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bls12_381::G1Jacobian>("bls12_381 G1 Jacobian += affine", n_add, 64, runs, s, rng));

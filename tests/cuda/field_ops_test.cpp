@@ -59,13 +59,28 @@ class DeviceField : public ::testing::Test {
     stream_.emplace(std::move(s).value());
   }
 
-  // Random elements with the edge cases up front: 0, 1, -1.
+  // Random elements with the edge cases up front: 0, 1, -1, and for the prime fields
+  // Montgomery forms that stress the 32-bit word carries of the device code: p-1, p-2,
+  // 1 (R^-1), every 32-bit word 0xffffffff below the top limb, p's top limb alone.
+  // (Indices 3 and 4 are left to the tests, which overwrite them.)
   std::vector<F> random_elements(std::mt19937_64& rng) {
     std::vector<F> v(kCount);
     for (auto& x : v) x = F::random(rng);
     v[0] = F::zero();
     v[1] = F::one();
     v[2] = -F::one();
+    if constexpr (requires { F::MODULUS; }) {
+      using Int = typename F::Int;
+      constexpr Int p = F::MODULUS;
+      Int pm1 = p, pm2 = p, raw_one{}, ones{}, top{};
+      pm1.limb[0] -= 1;
+      pm2.limb[0] -= 2;
+      raw_one.limb[0] = 1;
+      for (size_t i = 0; i + 1 < F::N; ++i) ones.limb[i] = ~uint64_t(0);
+      top.limb[F::N - 1] = p.limb[F::N - 1];
+      size_t k = 5;
+      for (const Int& m : {pm1, pm2, raw_one, ones, top}) v[k++] = F::from_mont(m);
+    }
     return v;
   }
 

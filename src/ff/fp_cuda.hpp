@@ -1,0 +1,451 @@
+// Device fast paths for Fp<P> (ff/fp.hpp): Montgomery multiplication, squaring, addition
+// and subtraction on 32-bit words with PTX carry chains. Included by ff/fp.hpp only when
+// nvcc compiles device code; the host and constant evaluation keep the portable code.
+//
+// The GPU multiplies 32x32 bits natively (IMAD) and emulates every 64-bit product with
+// several of them, so the 64-bit limbs are read here as twice as many 32-bit words (the same
+// little-endian value). The results are fully reduced (< p), exactly what the portable code
+// returns, so device and host stay bit-identical.
+//
+// Products are accumulated in two word arrays, `even` and `odd`: row i adds a[j]*b[i] into
+// `even` for even j and into `odd` (one word higher) for odd j, so each array takes an
+// uninterrupted chain of mad.lo.cc/madc.hi.cc pairs with no carry word between the pairs.
+// A Montgomery step then shifts the accumulator down one word, which swaps the two arrays'
+// roles: the old `odd` array is now word-aligned, the old `even` array one word off.
+//
+// Requirements (asserted by Fp): p odd, p < 2^(64N - 1) (a spare top bit), so every
+// intermediate sum below fits its words and the result of the interleaved product is < 2p.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ff/bigint.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#error "ff/fp_cuda.hpp is device code: include ff/fp.hpp instead"
+#endif
+
+namespace cuzk::ff::cuda_fp {
+
+// One PTX instruction each. The condition code (CC.CF) lives between consecutive calls: the
+// volatile statements keep their order, and nothing nvcc emits between them touches CC.
+#define CUZK_FP_CUDA_OP(name, insn)                                  \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) { \
+    uint32_t r;                                                      \
+    asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));    \
+    return r;                                                        \
+  }
+#define CUZK_FP_CUDA_MAD(name, insn)                                             \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) { \
+    uint32_t r;                                                                  \
+    asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));    \
+    return r;                                                                    \
+  }
+CUZK_FP_CUDA_OP(add_cc, "add.cc.u32")
+CUZK_FP_CUDA_OP(addc_cc, "addc.cc.u32")
+CUZK_FP_CUDA_OP(addc, "addc.u32")
+CUZK_FP_CUDA_OP(sub_cc, "sub.cc.u32")
+CUZK_FP_CUDA_OP(subc_cc, "subc.cc.u32")
+CUZK_FP_CUDA_OP(subc, "subc.u32")
+CUZK_FP_CUDA_MAD(mad_lo_cc, "mad.lo.cc.u32")
+CUZK_FP_CUDA_MAD(madc_lo_cc, "madc.lo.cc.u32")
+CUZK_FP_CUDA_MAD(madc_hi_cc, "madc.hi.cc.u32")
+CUZK_FP_CUDA_MAD(madc_hi, "madc.hi.u32")
+#undef CUZK_FP_CUDA_OP
+#undef CUZK_FP_CUDA_MAD
+
+// Word j (32 bits) of a multi-limb integer; constant-folded for constant x and j.
+template <size_t N>
+__device__ __forceinline__ constexpr uint32_t word(const BigInt<N>& x, size_t j) {
+  return uint32_t(x.limb[j / 2] >> (32 * (j % 2)));
+}
+
+template <size_t N>
+__device__ __forceinline__ void to_words(const BigInt<N>& x, uint32_t* w) {
+#pragma unroll
+  for (size_t i = 0; i < N; ++i) {
+    w[2 * i] = uint32_t(x.limb[i]);
+    w[2 * i + 1] = uint32_t(x.limb[i] >> 32);
+  }
+}
+
+template <size_t N>
+__device__ __forceinline__ BigInt<N> from_words(const uint32_t* w) {
+  BigInt<N> x;
+#pragma unroll
+  for (size_t i = 0; i < N; ++i) x.limb[i] = (uint64_t(w[2 * i + 1]) << 32) | w[2 * i];
+  return x;
+}
+
+// acc[j..j+1] = a[j] * b for j = 0, 2, ..., n-2 (no carries involved).
+template <size_t n>
+__device__ __forceinline__ void mul_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
+#pragma unroll
+  for (size_t j = 0; j < n; j += 2) {
+    acc[j] = a[j] * b;
+    acc[j + 1] = __umulhi(a[j], b);
+  }
+}
+
+// acc[0..n) += a[j] * b for j = 0, 2, ..., n-2, one carry chain; leaves the carry out of
+// acc[n-1] in CC for the caller's next instruction.
+template <size_t n>
+__device__ __forceinline__ void mad_pairs_cc(uint32_t* acc, const uint32_t* a, uint32_t b) {
+  acc[0] = mad_lo_cc(a[0], b, acc[0]);
+  acc[1] = madc_hi_cc(a[0], b, acc[1]);
+#pragma unroll
+  for (size_t j = 2; j < n; j += 2) {
+    acc[j] = madc_lo_cc(a[j], b, acc[j]);
+    acc[j + 1] = madc_hi_cc(a[j], b, acc[j + 1]);
+  }
+}
+
+constexpr uint32_t neg_inv32(uint32_t p0) {
+  uint32_t inv = 1;
+  for (int i = 0; i < 5; ++i) inv *= 2 - p0 * inv;
+  return 0u - inv;
+}
+
+// Montgomery constants in 32-bit words.
+template <class P>
+struct Modulus {
+  static constexpr size_t n = 2 * P::N;
+  static constexpr uint32_t M0 = neg_inv32(uint32_t(P::MODULUS.limb[0]));  // -p^-1 mod 2^32
+};
+
+// p's even words at p_even[0, 2, ...], its odd words at p_odd[0, 2, ...]: the layout that
+// mad_pairs_cc reads (immediates after unrolling).
+template <class P>
+__device__ __forceinline__ void modulus_words(uint32_t* p_even, uint32_t* p_odd) {
+  constexpr BigInt<P::N> p = P::MODULUS;
+#pragma unroll
+  for (size_t j = 0; j < 2 * P::N; ++j) {
+    if (j % 2 == 0) {
+      p_even[j] = word(p, j);
+    } else {
+      p_odd[j - 1] = word(p, j);
+    }
+  }
+}
+
+// One row of the interleaved product for word b of the multiplier, then one Montgomery
+// step. On entry T = E + O*2^32 with E[0] already folded (see below); on exit E[0] == 0 and
+// T/2^32 = O + E[1..n) is carried in the roles swapped for the next row.
+//
+// first: E and O are empty. Otherwise E is the previous row's O (word-aligned now) and O
+// the previous row's E, whose word 1 is folded into E[0] here and whose words 2.. shift
+// down two places while the odd products are added.
+template <class P, bool kFirst>
+__device__ __forceinline__ void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32_t b) {
+  constexpr size_t n = Modulus<P>::n;
+  if constexpr (kFirst) {
+    mul_pairs<n>(E, a, b);
+    mul_pairs<n>(O, a + 1, b);
+  } else {
+    E[0] = add_cc(E[0], O[1]);
+#pragma unroll
+    for (size_t j = 0; j + 2 < n; j += 2) {
+      O[j] = madc_lo_cc(a[j + 1], b, O[j + 2]);
+      O[j + 1] = madc_hi_cc(a[j + 1], b, O[j + 3]);
+    }
+    O[n - 2] = madc_lo_cc(a[n - 1], b, 0);
+    O[n - 1] = madc_hi(a[n - 1], b, 0);
+    mad_pairs_cc<n>(E, a, b);
+    O[n - 1] = addc(O[n - 1], 0);
+  }
+  // m makes the accumulator divisible by 2^32; E[0] is the accumulator's whole low word.
+  const uint32_t m = E[0] * Modulus<P>::M0;
+  uint32_t p_even[n], p_odd[n - 1];
+  modulus_words<P>(p_even, p_odd);
+  // The odd chain's carry out is zero: O alone never exceeds the accumulator, < 2^(32(n+1)).
+  mad_pairs_cc<n>(O, p_odd, m);
+  mad_pairs_cc<n>(E, p_even, m);
+  O[n - 1] = addc(O[n - 1], 0);
+}
+
+// r = x - p if that does not borrow, else x (x < 2p).
+template <class P>
+__device__ __forceinline__ void final_sub(uint32_t* r) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t t[n];
+  t[0] = sub_cc(r[0], word(p, 0));
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) t[j] = subc_cc(r[j], word(p, j));
+  const uint32_t borrow = subc(0, 0);
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) r[j] = borrow ? r[j] : t[j];
+}
+
+// a * b * 2^(-64N) mod p, fully reduced.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  uint32_t X[n], Y[n];
+  mul_row<P, true>(X, Y, a, b[0]);
+  mul_row<P, false>(Y, X, a, b[1]);
+#pragma unroll
+  for (size_t i = 2; i < n; i += 2) {
+    mul_row<P, false>(X, Y, a, b[i]);
+    mul_row<P, false>(Y, X, a, b[i + 1]);
+  }
+  // The last (odd) row left E = Y, its low word zero, and O = X: the result is X + Y[1..n).
+  X[0] = add_cc(X[0], Y[1]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], Y[j + 1]);
+  X[n - 1] = addc(X[n - 1], 0);
+  final_sub<P>(X);
+  return from_words<P::N>(X);
+}
+
+// REDC(W) = W * 2^(-64N) mod p, fully reduced, for a 2n-word W < p * 2^(64N): the low half
+// reduced with two arrays as in mont_mul (the shift folded into the odd chain), then the
+// high half added. REDC(W_lo) <= p and W_hi < p, so one final subtraction suffices.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> redc_wide(const uint32_t* W) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t p_even[n], p_odd[n - 1];
+  modulus_words<P>(p_even, p_odd);
+  uint32_t X[n], Y[n];
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) X[j] = W[j];
+#pragma unroll
+  for (size_t k = 0; k < n; ++k) {
+    uint32_t* E = (k % 2 == 0) ? X : Y;
+    uint32_t* O = (k % 2 == 0) ? Y : X;
+    uint32_t m;
+    if (k == 0) {
+      m = E[0] * Modulus<P>::M0;
+      mul_pairs<n>(O, p_odd, m);
+    } else {
+      E[0] = add_cc(E[0], O[1]);
+      m = E[0] * Modulus<P>::M0;
+#pragma unroll
+      for (size_t j = 0; j + 2 < n; j += 2) {
+        O[j] = madc_lo_cc(p_odd[j], m, O[j + 2]);
+        O[j + 1] = madc_hi_cc(p_odd[j], m, O[j + 3]);
+      }
+      O[n - 2] = madc_lo_cc(p_odd[n - 2], m, 0);
+      O[n - 1] = madc_hi(p_odd[n - 2], m, 0);
+    }
+    mad_pairs_cc<n>(E, p_even, m);
+    O[n - 1] = addc(O[n - 1], 0);
+  }
+  // The last (odd) step left E = Y and O = X.
+  X[0] = add_cc(X[0], Y[1]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], Y[j + 1]);
+  X[n - 1] = addc(X[n - 1], 0);
+  X[0] = add_cc(X[0], W[n]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], W[n + j]);
+  X[n - 1] = addc(X[n - 1], W[2 * n - 1]);
+  final_sub<P>(X);
+  return from_words<P::N>(X);
+}
+
+// W = a * b (2n words), schoolbook. Row i's products a[j]*b[i] form two chains, even j
+// and odd j, each a pair of words at position i+j kept (like mont_sqr's) in EV when the
+// position is even and in OD when odd; the odd-j chain ends in two fresh words, which take
+// the even-j chain's carry.
+template <size_t n>
+__device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, uint32_t* W) {
+  uint32_t EV[2 * n], OD[2 * n];
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) {
+    uint32_t* w = (j % 2 == 0) ? EV : OD;
+    w[j] = a[j] * b[0];
+    w[j + 1] = __umulhi(a[j], b[0]);
+  }
+#pragma unroll
+  for (size_t i = 1; i < n; ++i) {
+    uint32_t* top = ((i + 1) % 2 == 0) ? EV : OD;  // odd j
+    uint32_t* other = (i % 2 == 0) ? EV : OD;      // even j
+    top[i + 1] = mad_lo_cc(a[1], b[i], top[i + 1]);
+    top[i + 2] = madc_hi_cc(a[1], b[i], top[i + 2]);
+#pragma unroll
+    for (size_t j = 3; j + 2 < n; j += 2) {
+      top[i + j] = madc_lo_cc(a[j], b[i], top[i + j]);
+      top[i + j + 1] = madc_hi_cc(a[j], b[i], top[i + j + 1]);
+    }
+    top[i + n - 1] = madc_lo_cc(a[n - 1], b[i], 0);
+    top[i + n] = madc_hi(a[n - 1], b[i], 0);
+    other[i] = mad_lo_cc(a[0], b[i], other[i]);
+    other[i + 1] = madc_hi_cc(a[0], b[i], other[i + 1]);
+#pragma unroll
+    for (size_t j = 2; j + 1 < n; j += 2) {
+      other[i + j] = madc_lo_cc(a[j], b[i], other[i + j]);
+      other[i + j + 1] = madc_hi_cc(a[j], b[i], other[i + j + 1]);
+    }
+    top[i + n] = addc(top[i + n], 0);
+  }
+  // EV spans words 0..2n-1, OD words 1..2n-2.
+  W[0] = EV[0];
+  W[1] = add_cc(EV[1], OD[1]);
+#pragma unroll
+  for (size_t q = 2; q + 2 < 2 * n; ++q) W[q] = addc_cc(EV[q], OD[q]);
+  W[2 * n - 2] = addc_cc(EV[2 * n - 2], OD[2 * n - 2]);
+  W[2 * n - 1] = addc(EV[2 * n - 1], 0);
+}
+
+// (a0 + a1 u)(b0 + b1 u) in Fp[u]/(u^2 + 1), Karatsuba on unreduced products with two
+// reductions instead of three: c0 = REDC(a0 b0 - a1 b1 (+ p 2^(64N) if negative)),
+// c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) = REDC(a0 b1 + a1 b0). The sums are not
+// reduced (< 2p), so the products are exact: every REDC input is < p 2^(64N) (needs 4p <
+// 2^(64N), which the spare bit gives).
+template <class P>
+__device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::N>& x1, const BigInt<P::N>& y0,
+                                        const BigInt<P::N>& y1, BigInt<P::N>& z0, BigInt<P::N>& z1) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a0[n], a1[n], b0[n], b1[n], sa[n], sb[n];
+  to_words(x0, a0);
+  to_words(x1, a1);
+  to_words(y0, b0);
+  to_words(y1, b1);
+  sa[0] = add_cc(a0[0], a1[0]);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) sa[j] = addc_cc(a0[j], a1[j]);
+  sb[0] = add_cc(b0[0], b1[0]);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) sb[j] = addc_cc(b0[j], b1[j]);
+  uint32_t t0[2 * n], t1[2 * n], t2[2 * n];
+  mul_wide<n>(a0, b0, t0);
+  mul_wide<n>(a1, b1, t1);
+  mul_wide<n>(sa, sb, t2);
+  // t2 -= t0 + t1 (exact, never negative)
+  t2[0] = sub_cc(t2[0], t0[0]);
+#pragma unroll
+  for (size_t q = 1; q < 2 * n; ++q) t2[q] = subc_cc(t2[q], t0[q]);
+  t2[0] = sub_cc(t2[0], t1[0]);
+#pragma unroll
+  for (size_t q = 1; q < 2 * n; ++q) t2[q] = subc_cc(t2[q], t1[q]);
+  z1 = redc_wide<P>(t2);
+  // t0 -= t1, plus p in the high half when that borrowed.
+  t0[0] = sub_cc(t0[0], t1[0]);
+#pragma unroll
+  for (size_t q = 1; q < 2 * n; ++q) t0[q] = subc_cc(t0[q], t1[q]);
+  const uint32_t mask = subc(0, 0);
+  t0[n] = add_cc(t0[n], word(p, 0) & mask);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) t0[n + j] = addc_cc(t0[n + j], word(p, j) & mask);
+  z0 = redc_wide<P>(t0);
+}
+
+// x^2 * 2^(-64N) mod p, fully reduced: the cross products once, doubled, plus the squares
+// (about a third fewer multiplications than mont_mul), then a separate Montgomery reduction.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t a[n];
+  to_words(x, a);
+
+  // Cross products a[i]*a[j], i < j, each a pair of words at position q = i+j: in EV when q
+  // is even, in OD when odd (both indexed by position). Row i's products with odd j form
+  // one chain, those with even j another; the odd-j chain ends in two words no earlier row
+  // touched, and the even-j chain's carry lands in the odd-j chain's top word.
+  uint32_t EV[2 * n], OD[2 * n];
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) {
+    uint32_t* w = (j % 2 == 0) ? EV : OD;
+    w[j] = a[0] * a[j];
+    w[j + 1] = __umulhi(a[0], a[j]);
+  }
+#pragma unroll
+  for (size_t i = 1; i + 1 < n; ++i) {
+    uint32_t* top = ((i + 1) % 2 == 0) ? EV : OD;  // where the odd-j products go
+    uint32_t* other = (i % 2 == 0) ? EV : OD;      // the even-j products
+    const size_t j_odd = (i % 2 == 0) ? i + 1 : i + 2;
+    const size_t j_even = (i % 2 == 0) ? i + 2 : i + 1;
+    if (j_odd == n - 1) {
+      top[i + n - 1] = a[i] * a[n - 1];
+      top[i + n] = __umulhi(a[i], a[n - 1]);
+    } else {
+      top[i + j_odd] = mad_lo_cc(a[i], a[j_odd], top[i + j_odd]);
+      top[i + j_odd + 1] = madc_hi_cc(a[i], a[j_odd], top[i + j_odd + 1]);
+#pragma unroll
+      for (size_t j = j_odd + 2; j + 2 < n; j += 2) {
+        top[i + j] = madc_lo_cc(a[i], a[j], top[i + j]);
+        top[i + j + 1] = madc_hi_cc(a[i], a[j], top[i + j + 1]);
+      }
+      top[i + n - 1] = madc_lo_cc(a[i], a[n - 1], 0);
+      top[i + n] = madc_hi(a[i], a[n - 1], 0);
+    }
+    if (j_even <= n - 2) {
+      other[i + j_even] = mad_lo_cc(a[i], a[j_even], other[i + j_even]);
+      other[i + j_even + 1] = madc_hi_cc(a[i], a[j_even], other[i + j_even + 1]);
+#pragma unroll
+      for (size_t j = j_even + 2; j + 1 < n; j += 2) {
+        other[i + j] = madc_lo_cc(a[i], a[j], other[i + j]);
+        other[i + j + 1] = madc_hi_cc(a[i], a[j], other[i + j + 1]);
+      }
+      top[i + n] = addc(top[i + n], 0);
+    }
+  }
+
+  // W = 2 * (EV + OD) + sum a[i]^2 * 2^(64i): EV spans words 2..2n-3, OD words 1..2n-2.
+  uint32_t W[2 * n];
+  W[0] = 0;
+  W[1] = OD[1];
+  W[2] = add_cc(EV[2], OD[2]);
+#pragma unroll
+  for (size_t q = 3; q + 3 <= 2 * n; ++q) W[q] = addc_cc(EV[q], OD[q]);
+  W[2 * n - 2] = addc_cc(OD[2 * n - 2], 0);
+  W[2 * n - 1] = addc(0, 0);
+  W[1] = add_cc(W[1], W[1]);
+#pragma unroll
+  for (size_t q = 2; q + 1 < 2 * n; ++q) W[q] = addc_cc(W[q], W[q]);
+  W[2 * n - 1] = addc(W[2 * n - 1], W[2 * n - 1]);
+  W[0] = a[0] * a[0];
+  W[1] = add_cc(W[1], __umulhi(a[0], a[0]));
+#pragma unroll
+  for (size_t i = 1; i + 1 < n; ++i) {
+    W[2 * i] = madc_lo_cc(a[i], a[i], W[2 * i]);
+    W[2 * i + 1] = madc_hi_cc(a[i], a[i], W[2 * i + 1]);
+  }
+  W[2 * n - 2] = madc_lo_cc(a[n - 1], a[n - 1], W[2 * n - 2]);
+  W[2 * n - 1] = madc_hi(a[n - 1], a[n - 1], W[2 * n - 1]);
+
+  return redc_wide<P>(W);
+}
+
+// (x + y) mod p for x, y < p (2p < 2^(64N): the sum has no carry out).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mod_add(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = add_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], b[j]);
+  a[n - 1] = addc(a[n - 1], b[n - 1]);
+  final_sub<P>(a);
+  return from_words<P::N>(a);
+}
+
+// (x - y) mod p for x, y < p.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
+  const uint32_t mask = subc(0, 0);
+  // Add p back when the subtraction borrowed (mask all ones); the carry out cancels the borrow.
+  a[0] = add_cc(a[0], word(p, 0) & mask);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], word(p, j) & mask);
+  a[n - 1] = addc(a[n - 1], word(p, n - 1) & mask);
+  return from_words<P::N>(a);
+}
+
+}  // namespace cuzk::ff::cuda_fp
