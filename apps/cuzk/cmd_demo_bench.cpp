@@ -101,7 +101,7 @@ int cmd_demo(const DemoArgs& a) {
     if (run_selfcheck(16, std::random_device{}(), false) != 0) return 1;
   }
   ThreadPool pool = make_pool(a.threads);
-  auto files = ensure_demo_files(a.curve, a.constraints, a.cache, pool);
+  auto files = ensure_demo_files(a.curve, a.constraints, a.cache, a.backend, pool);
   if (!files.is_ok()) return fail(files.status(), "demo");
   if (!files->built) std::printf("using the cached demo key %s (INSECURE dev setup)\n", files->zkey.c_str());
   RunPlan plan{files->zkey, files->wtns, files->vk, a.proofs, {}, {}, a.backend};
@@ -124,7 +124,7 @@ int cmd_bench(const BenchArgs& a) {
     if (!id.is_ok()) return fail(id.status(), "bench");
     curve = formats::snarkjs_curve_name(*id);
   } else {
-    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, pool);
+    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, a.backend, pool);
     if (!files.is_ok()) return fail(files.status(), "bench");
     plan.zkey = files->zkey;
     plan.wtns = files->wtns;

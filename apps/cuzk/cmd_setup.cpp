@@ -21,7 +21,9 @@ int setup_from(const formats::R1cs<typename C::Fr>& r1cs, const SetupArgs& a, Th
               static_cast<unsigned long long>(groth16::snarkjs_domain_size(r1cs.n_constraints, r1cs.n_public())));
   Progress progress;
   auto t0 = std::chrono::steady_clock::now();
-  auto vk = groth16::dev_setup<C>(r1cs, a.zkey, pool, setup_progress(progress));
+  auto muls = setup_muls<C>(a.backend, pool);
+  if (!muls.is_ok()) return fail(muls.status(), "setup");
+  auto vk = groth16::dev_setup<C>(r1cs, a.zkey, pool, setup_progress(progress), *muls);
   progress.done();
   if (!vk.is_ok()) return fail(vk.status(), "setup");
   Status s = formats::write_vk_json<C>(a.vk, *vk);

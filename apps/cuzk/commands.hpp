@@ -18,6 +18,7 @@ struct SetupArgs {
   std::string curve = "bn254";  // for --demo: bn254 | bls12_381
   std::string zkey, vk, wtns;   // wtns: where to write the demo witness (optional)
   unsigned threads = 0;
+  std::string backend = "auto";  // where the point multiplications run
 };
 int cmd_setup(const SetupArgs& a);
 

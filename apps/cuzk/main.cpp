@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   setup->add_option("--zkey", sa.zkey, "proving key to write")->required();
   setup->add_option("--vk", sa.vk, "verification_key.json to write")->required();
   setup->add_option("--wtns", sa.wtns, "with --demo: also write the demo witness here");
+  setup->add_option("--backend", sa.backend, "where the point multiplications run: auto, cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
 
   DemoArgs da;
   int rounds = 0;

@@ -99,7 +99,7 @@ Result<std::string> cache_dir(const std::string& override_dir) {
 namespace {
 
 template <class C>
-Status build_demo_files(uint32_t constraints, const DemoFiles& out, ThreadPool& pool) {
+Status build_demo_files(uint32_t constraints, const DemoFiles& out, const std::string& backend, ThreadPool& pool) {
   using Fr = typename C::Fr;
   std::printf("building the demo circuit: %u constraints on %s (first use; cached afterwards)\n", constraints, C::NAME);
   CUZK_ASSIGN_OR_RETURN(auto circuit, groth16::make_demo_circuit<Fr>(constraints, 1));
@@ -107,7 +107,9 @@ Status build_demo_files(uint32_t constraints, const DemoFiles& out, ThreadPool& 
   Progress progress;
   auto t0 = std::chrono::steady_clock::now();
   // Written under temporary names and renamed last, so an interrupted build is redone.
-  CUZK_ASSIGN_OR_RETURN(auto vk, groth16::dev_setup<C>(circuit.r1cs, out.zkey + ".tmp", pool, setup_progress(progress)));
+  CUZK_ASSIGN_OR_RETURN(auto muls, setup_muls<C>(backend, pool));
+  CUZK_ASSIGN_OR_RETURN(auto vk, groth16::dev_setup<C>(circuit.r1cs, out.zkey + ".tmp", pool, setup_progress(progress),
+                                                       muls));
   progress.done();
   CUZK_RETURN_IF_ERROR(formats::write_vk_json<C>(out.vk + ".tmp", vk));
   CUZK_RETURN_IF_ERROR(formats::write_wtns<Fr>(out.wtns + ".tmp", circuit.witness));
@@ -124,7 +126,7 @@ Status build_demo_files(uint32_t constraints, const DemoFiles& out, ThreadPool& 
 }  // namespace
 
 Result<DemoFiles> ensure_demo_files(const std::string& curve, uint32_t constraints, const std::string& cache,
-                                    ThreadPool& pool) {
+                                    const std::string& backend, ThreadPool& pool) {
   CUZK_ASSIGN_OR_RETURN(std::string dir, cache_dir(cache));
   DemoFiles f;
   Status st = Status::ok();
@@ -136,7 +138,7 @@ Result<DemoFiles> ensure_demo_files(const std::string& curve, uint32_t constrain
     f.wtns = base + ".wtns";
     if (fs::exists(f.zkey) && fs::exists(f.vk) && fs::exists(f.wtns)) return 0;
     f.built = true;
-    st = build_demo_files<C>(constraints, f, pool);
+    st = build_demo_files<C>(constraints, f, backend, pool);
     return 0;
   });
   if (rc != 0) return invalid_argument("unknown curve " + curve);

@@ -70,6 +70,11 @@ groth16::ProveTimings median_timings(std::vector<groth16::ProveTimings> runs);
 template <class C>
 Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool);
 
+// Where the dev setup multiplies its points for --backend `choice`: the device's
+// fixed-base kernels when CUDA is chosen (or auto finds a device), else CPU tables.
+template <class C>
+Result<groth16::FixedBaseMuls<C>> setup_muls(const std::string& choice, ThreadPool& pool);
+
 // $CUZK_CACHE, else $HOME/.cache/cuzk, else ./.cuzk-cache; created if missing.
 Result<std::string> cache_dir(const std::string& override_dir);
 
@@ -78,7 +83,8 @@ struct DemoFiles {
   std::string zkey, vk, wtns;
   bool built = false;
 };
+// `backend` picks where the dev setup's point multiplications run (as --backend does).
 Result<DemoFiles> ensure_demo_files(const std::string& curve, uint32_t constraints, const std::string& cache,
-                                    ThreadPool& pool);
+                                    const std::string& backend, ThreadPool& pool);
 
 }  // namespace cuzk::app

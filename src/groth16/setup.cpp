@@ -59,7 +59,7 @@ class ProgressGate {
 
 template <class C>
 Result<VerifyingKey<C>> dev_setup(const formats::R1cs<typename C::Fr>& r1cs, const std::string& zkey_path,
-                                  ThreadPool& pool, const SetupProgress& progress) {
+                                  ThreadPool& pool, const SetupProgress& progress, const FixedBaseMuls<C>& muls) {
   using Fr = typename C::Fr;
   using G1 = ec::Affine<typename C::G1>;
   using G2 = ec::Affine<typename C::G2>;
@@ -153,7 +153,9 @@ Result<VerifyingKey<C>> dev_setup(const formats::R1cs<typename C::Fr>& r1cs, con
 
   report("G1 points", 0);
   std::vector<G1> p1(n_g1);
-  {
+  if (muls.g1) {
+    CUZK_RETURN_IF_ERROR(muls.g1(s1, p1).with_context("setup: G1 points"));
+  } else {
     FixedBaseTable<typename C::G1> table(C::G1::generator(), n_g1, pool);
     table.mul_many(s1, p1, pool, [&](size_t done) { report("G1 points", double(done) / double(n_g1)); });
   }
@@ -164,7 +166,9 @@ Result<VerifyingKey<C>> dev_setup(const formats::R1cs<typename C::Fr>& r1cs, con
   s2.push_back(beta);
   s2.push_back(delta);
   std::vector<G2> p2(s2.size());
-  {
+  if (muls.g2) {
+    CUZK_RETURN_IF_ERROR(muls.g2(s2, p2).with_context("setup: G2 points"));
+  } else {
     FixedBaseTable<typename C::G2> table(C::G2::generator(), s2.size(), pool);
     table.mul_many(s2, p2, pool, [&](size_t done) { report("G2 points", double(done) / double(s2.size())); });
   }
@@ -198,9 +202,11 @@ Result<VerifyingKey<C>> dev_setup(const formats::R1cs<typename C::Fr>& r1cs, con
 
 template Result<VerifyingKey<bn254::Curve>> dev_setup<bn254::Curve>(const formats::R1cs<bn254::Fr>&,
                                                                     const std::string&, ThreadPool&,
-                                                                    const SetupProgress&);
+                                                                    const SetupProgress&,
+                                                                    const FixedBaseMuls<bn254::Curve>&);
 template Result<VerifyingKey<bls12_381::Curve>> dev_setup<bls12_381::Curve>(const formats::R1cs<bls12_381::Fr>&,
                                                                             const std::string&, ThreadPool&,
-                                                                            const SetupProgress&);
+                                                                            const SetupProgress&,
+                                                                            const FixedBaseMuls<bls12_381::Curve>&);
 
 }  // namespace cuzk::groth16

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 
 #include "core/status.hpp"
@@ -27,10 +28,20 @@ struct SetupProgress {
   std::function<void(const std::string& stage, double fraction)> report;
 };
 
+// Where the setup's fixed-base multiplications run: out[i] = scalars[i]·generator (scalars
+// in Montgomery form). Empty functions: windowed tables on the CPU threads. The CUDA
+// backend supplies device ones (cuda/setup/fixed_base.hpp).
+template <class C>
+struct FixedBaseMuls {
+  std::function<Status(std::span<const typename C::Fr>, std::span<ec::Affine<typename C::G1>>)> g1;
+  std::function<Status(std::span<const typename C::Fr>, std::span<ec::Affine<typename C::G2>>)> g2;
+};
+
 // Writes the proving key to `zkey_path` and returns the matching verification key.
 template <class C>
 Result<VerifyingKey<C>> dev_setup(const formats::R1cs<typename C::Fr>& r1cs, const std::string& zkey_path,
-                                  ThreadPool& pool, const SetupProgress& progress = {});
+                                  ThreadPool& pool, const SetupProgress& progress = {},
+                                  const FixedBaseMuls<C>& muls = {});
 
 // The domain size snarkjs picks: the smallest power of two >= nConstraints + nPublic + 1.
 uint64_t snarkjs_domain_size(uint64_t n_constraints, uint64_t n_public);
