@@ -81,6 +81,13 @@ class NttDomain {
 template <class Fr>
 Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* p, const Stream& s);
 
+// Scratch device memory snarkjs_h / bellperson_h allocate for a domain of 2^log_n: none
+// (the same as NttDomain<Fr>::snarkjs_h_scratch_bytes).
+template <class Fr>
+size_t snarkjs_h_scratch_bytes(unsigned log_n) {
+  return NttDomain<Fr>::snarkjs_h_scratch_bytes(log_n);
+}
+
 // poly::bellperson_h on the device: the coefficients of h = (A B - C) / (X^n - 1) into a
 // (Montgomery form); b and c are overwritten. `shift` must not be an n-th root of unity.
 // The first call with a shift builds two coset tables (see coset_forward).
