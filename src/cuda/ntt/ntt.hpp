@@ -34,8 +34,8 @@ class NttDomain {
   // (ff/roots.hpp). Builds its tables on `s` and waits for them.
   static Result<NttDomain> create(unsigned log_n, const Stream& s,
                                   ff::RootConvention conv = ff::RootConvention::kSnarkjs, NttOptions options = {});
-  // Device bytes a domain holds: the table of w^i, i < n/2, and the coset table of the
-  // snarkjs shift. Creation needs one more coset table for a moment.
+  // Device bytes a domain holds: the table of w^i, i < n/2, and the two coset tables of
+  // the snarkjs shift. Creation needs one more coset table for a moment.
   static size_t device_bytes(unsigned log_n);
   // Device bytes of one coset table (see coset_forward).
   static size_t coset_table_bytes(unsigned log_n);

@@ -28,8 +28,16 @@ __global__ void __launch_bounds__(kThreads) pass_kernel(PassArgs<F> a) {
   const uint64_t tile = blockIdx.x;
   load_tile(a, tile, smem, threadIdx.x, blockDim.x);
   __syncthreads();
-  for (unsigned s = 0; s < a.g.k; ++s) {
+  if (a.dit && has_radix4(a.g)) {
+    tile_radix4(a, smem, threadIdx.x, blockDim.x);
+    __syncthreads();
+  }
+  for (unsigned s = first_single_stage(a.g, a.dit); s < end_single_stage(a.g, a.dit); ++s) {
     tile_stage(a, s, smem, threadIdx.x, blockDim.x);
+    __syncthreads();
+  }
+  if (!a.dit && has_radix4(a.g)) {
+    tile_radix4(a, smem, threadIdx.x, blockDim.x);
     __syncthreads();
   }
   store_tile(a, tile, smem, threadIdx.x, blockDim.x);
@@ -120,6 +128,7 @@ struct NttDomain<Fr>::State {
   ff::RootConvention conv{};
   NttOptions options;
   Fr omega, omega_inv, n_inv, shift;
+  Fr r_inv;  // R^-1: the factor that leaves Montgomery limbs canonical
   std::vector<ntt_detail::Geometry> plan;
   DeviceBuffer<Fr> half;  // w^i, i < n/2
   mutable std::mutex mu;
@@ -226,10 +235,11 @@ struct NttDomain<Fr>::State {
     return op;
   }
 
-  // a <- the evaluations at shift * w^i of the polynomial whose evaluations at w^i are a;
-  // `post` on the last pass (a combine, or nothing).
-  Status shift_evaluations(Fr* d, const Fr& shift_, const ntt_detail::Op<Fr>& post, const Stream& s) const {
-    CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(shift_, n_inv, s));
+  // a <- factor * (the evaluations at shift * w^i of the polynomial whose evaluations at
+  // w^i are a); `post` on the last pass (a combine, or nothing).
+  Status shift_evaluations(Fr* d, const Fr& shift_, const Fr& factor, const ntt_detail::Op<Fr>& post,
+                           const Stream& s) const {
+    CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(shift_, n_inv * factor, s));
     CUZK_RETURN_IF_ERROR(dif(d, true, ntt_detail::Op<Fr>{}, powers_op(*t, true), s));
     return dit(d, false, post, s);
   }
@@ -270,7 +280,7 @@ size_t NttDomain<Fr>::coset_table_bytes(unsigned log_n) {
 
 template <class Fr>
 size_t NttDomain<Fr>::device_bytes(unsigned log_n) {
-  return (size_t(1) << log_n) / 2 * sizeof(Fr) + coset_table_bytes(log_n);
+  return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * coset_table_bytes(log_n);
 }
 
 template <class Fr>
@@ -308,6 +318,9 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
   st->omega_inv = st->omega.inverse();
   st->n_inv = Fr::from_u64(uint64_t(1) << log_n).inverse();
   st->shift = odd_shift<Fr>(log_n, conv);
+  typename Fr::Int one_limb{};
+  one_limb.limb[0] = 1;
+  st->r_inv = Fr::from_mont(one_limb);
   st->plan = make_plan(log_n, options.tile_log);
 
   const uint64_t half_n = (uint64_t(1) << log_n) / 2;
@@ -322,6 +335,7 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
     CUZK_RETURN_IF_ERROR(s.synchronize());
   }
   CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv, s).status());
+  CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv * st->r_inv, s).status());
   return Result<NttDomain>(NttDomain(std::move(st)));
 }
 
@@ -380,7 +394,7 @@ Status NttDomain<Fr>::coset_inverse(Fr* d, const Fr& shift, const Stream& s) con
 template <class Fr>
 Status NttDomain<Fr>::shift_evaluations(Fr* d, const Fr& shift, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "shift_evaluations: data"));
-  return state_->shift_evaluations(d, shift, {}, s);
+  return state_->shift_evaluations(d, shift, Fr::one(), {}, s);
 }
 
 template <class Fr>
@@ -391,14 +405,16 @@ Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* 
   CUZK_RETURN_IF_ERROR(check_pointer(c, "snarkjs_h: c"));
   CUZK_RETURN_IF_ERROR(check_pointer(p, "snarkjs_h: p"));
   const auto& st = d.state();
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, st.shift, {}, s));
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, st.shift, {}, s));
+  // b and c come out times R^-1, their limbs canonical: a * b - c is then canonical with one
+  // product (the conversion is free).
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, st.shift, Fr::one(), {}, s));
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, st.shift, st.r_inv, {}, s));
   Op<Fr> combine;
   combine.kind = OpKind::kCombineCanonical;
   combine.a = a;
   combine.b = b;
   combine.out = p;
-  return st.shift_evaluations(c, st.shift, combine, s);
+  return st.shift_evaluations(c, st.shift, st.r_inv, combine, s);
 }
 
 template <class Fr>
@@ -412,14 +428,14 @@ Status bellperson_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, const Fr& shift
   if (z.is_zero()) return invalid_argument("ntt: bellperson H: the coset shift is an n-th root of unity");
   CUZK_ASSIGN_OR_RETURN(const typename NttDomain<Fr>::State::CosetTable* back,
                         st.coset(shift.inverse(), st.n_inv * z.inverse(), s));
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, shift, {}, s));
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, shift, {}, s));
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, shift, Fr::one(), {}, s));
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, shift, Fr::one(), {}, s));
   Op<Fr> combine;
   combine.kind = OpKind::kCombineMont;
   combine.a = a;
   combine.b = b;
   combine.out = a;
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(c, shift, combine, s));
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(c, shift, Fr::one(), combine, s));
   // 1/Z folds into the inverse transform's 1/n, as in poly::bellperson_h.
   CUZK_RETURN_IF_ERROR(st.dif(a, true, {}, {}, s));
   return st.bitrev(a, NttDomain<Fr>::State::powers_op(*back, false), s);

@@ -145,7 +145,8 @@ enum class OpKind : uint8_t {
   kTwiddle,           // the pass's boundary twiddle
   kScale,             // times the constant c
   kPowers,            // times c * g^i, i = p or rev(p), from two tables (lo: g^j, hi: c * g^(j * 2^lo_bits))
-  kCombineCanonical,  // post only: out[p] = canonical(a[p] * b[p] - x)
+  kCombineCanonical,  // post only: out[p] = a[p] * b[p] - x, where b and x carry a factor R^-1 (their
+                      // Montgomery limbs are canonical integers), so the product lands canonical
   kCombineMont,       // post only: out[p] = a[p] * b[p] - x (Montgomery form)
 };
 
@@ -204,7 +205,7 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     // Read a and b before writing out: out may alias a.
     const F v = op.a[ep.p] * op.b[ep.p] - x;
     if (op.kind == OpKind::kCombineCanonical) {
-      static_cast<typename F::Int*>(op.out)[ep.p] = v.to_canonical();
+      static_cast<typename F::Int*>(op.out)[ep.p] = v.mont();
     } else {
       static_cast<F*>(op.out)[ep.p] = v;
     }
@@ -215,11 +216,23 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
 CUZK_INLINE unsigned tile_words(const Geometry& g) { return (1u << (tile_elements_log(g) - g.k)) * line_stride(g); }
+// Where (line, row) sits in shared memory: lines padded by one element, and a row's low two
+// bits XORed with its next two, so that the radix-4 step's groups of four rows spread over
+// the banks (a permutation within each group of four keeps runs of rows conflict-free).
+CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) {
+  return line * line_stride(g) + (row ^ ((row >> 2) & 3));
+}
+
+// The stages that run one at a time through shared memory; the two stages whose twiddles
+// are 1 and w_R^(R/4) only (DIF's last two, DIT's first two) run as one radix-4 step in
+// registers when the line has at least 4 rows.
+CUZK_INLINE bool has_radix4(const Geometry& g) { return g.k >= 2; }
+CUZK_INLINE unsigned first_single_stage(const Geometry& g, bool dit) { return dit && has_radix4(g) ? 2 : 0; }
+CUZK_INLINE unsigned end_single_stage(const Geometry& g, bool dit) { return !dit && has_radix4(g) ? g.k - 2 : g.k; }
 
 // The three phases of a pass over one tile, run by `threads` threads with index `tid` (the
 // kernel puts a barrier between phases and between stages; the host model runs one thread).
-// smem holds the tile (line-major, lines padded by one element against bank conflicts),
-// then the table of the line's root.
+// smem holds the tile, then the table of the line's root.
 template <class F>
 CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigned tid, unsigned threads) {
   const unsigned count = 1u << tile_elements_log(a.g);
@@ -230,7 +243,7 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
   }
   for (unsigned e = tid; e < count; e += threads) {
     const ElemPos ep = tile_element(a.g, tile, e);
-    smem[ep.line * line_stride(a.g) + ep.row] = apply_factor(a.pre, a, ep, a.data[ep.p]);
+    smem[smem_index(a.g, ep.line, ep.row)] = apply_factor(a.pre, a, ep, a.data[ep.p]);
   }
 }
 
@@ -242,11 +255,46 @@ CUZK_INLINE void tile_stage(const PassArgs<F>& a, unsigned s, F* smem, unsigned 
   for (unsigned b = tid; b < count / 2; b += threads) {
     const unsigned line = b >> (k - 1);
     const Butterfly bf = butterfly_rows(k, s, b & ((1u << (k - 1)) - 1), a.dit);
-    F* x = smem + line * line_stride(a.g);
-    F x0 = x[bf.r0], x1 = x[bf.r1];
+    F& y0 = smem[smem_index(a.g, line, bf.r0)];
+    F& y1 = smem[smem_index(a.g, line, bf.r1)];
+    F x0 = y0, x1 = y1;
     butterfly(x0, x1, w[bf.w], bf.w == 0, a.dit);
-    x[bf.r0] = x0;
-    x[bf.r1] = x1;
+    y0 = x0;
+    y1 = x1;
+  }
+}
+
+// DIF's stages at distance 2 and 1 (DIT's at 1 and 2) on rows 4m .. 4m+3 of each line: of
+// the four butterflies only (1, 3) at distance 2 has a twiddle other than 1, w_R^(R/4).
+template <class F>
+CUZK_INLINE void tile_radix4(const PassArgs<F>& a, F* smem, unsigned tid, unsigned threads) {
+  const unsigned count = 1u << tile_elements_log(a.g);
+  const unsigned k = a.g.k;
+  const F w4 = smem[tile_words(a.g) + ((1u << k) >> 2)];
+  const F one = F::one();
+  for (unsigned q = tid; q < count / 4; q += threads) {
+    const unsigned line = q >> (k - 2);
+    const unsigned r = (q & ((1u << (k - 2)) - 1)) << 2;
+    unsigned at[4];
+    F x[4];
+    CUZK_UNROLL
+    for (unsigned i = 0; i < 4; ++i) {
+      at[i] = smem_index(a.g, line, r + i);
+      x[i] = smem[at[i]];
+    }
+    if (a.dit) {
+      butterfly(x[0], x[1], one, true, true);
+      butterfly(x[2], x[3], one, true, true);
+      butterfly(x[0], x[2], one, true, true);
+      butterfly(x[1], x[3], w4, false, true);
+    } else {
+      butterfly(x[0], x[2], one, true, false);
+      butterfly(x[1], x[3], w4, false, false);
+      butterfly(x[0], x[1], one, true, false);
+      butterfly(x[2], x[3], one, true, false);
+    }
+    CUZK_UNROLL
+    for (unsigned i = 0; i < 4; ++i) smem[at[i]] = x[i];
   }
 }
 
@@ -255,7 +303,7 @@ CUZK_INLINE void store_tile(const PassArgs<F>& a, uint64_t tile, const F* smem, 
   const unsigned count = 1u << tile_elements_log(a.g);
   for (unsigned e = tid; e < count; e += threads) {
     const ElemPos ep = tile_element(a.g, tile, e);
-    store_element(a, ep, smem[ep.line * line_stride(a.g) + ep.row]);
+    store_element(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
   }
 }
 

@@ -63,7 +63,9 @@ struct HostModel {
     const uint64_t tiles = (uint64_t(1) << log_n) >> tile_elements_log(g);
     for (uint64_t t = 0; t < tiles; ++t) {
       load_tile(a, t, smem.data(), 0, 1);
-      for (unsigned s = 0; s < g.k; ++s) tile_stage(a, s, smem.data(), 0, 1);
+      if (dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
+      for (unsigned s = first_single_stage(g, dit); s < end_single_stage(g, dit); ++s) tile_stage(a, s, smem.data(), 0, 1);
+      if (!dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
       store_tile(a, t, smem.data(), 0, 1);
     }
   }
@@ -219,9 +221,13 @@ TEST(NttPlan, ModelMatchesPoly) {
                                   std::span<Fr::Int>(rp), pool)
                       .is_ok());
       Fr s = poly::snarkjs_odd_shift(dom);
+      Fr::Int one_limb{};
+      one_limb.limb[0] = 1;
       auto st = m.table(s, n_inv);
-      Op<Fr> post = HostModel<Fr>::powers(st, true);
-      for (auto* v : {&a, &b, &c}) m.dif(v->data(), true, none, post);
+      auto st_r = m.table(s, n_inv * Fr::from_mont(one_limb));  // b and c times R^-1
+      m.dif(a.data(), true, none, HostModel<Fr>::powers(st, true));
+      m.dif(b.data(), true, none, HostModel<Fr>::powers(st_r, true));
+      m.dif(c.data(), true, none, HostModel<Fr>::powers(st_r, true));
       m.dit(a.data(), false, none);
       m.dit(b.data(), false, none);
       Op<Fr> combine;
