@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <random>
+#include <thread>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "core/thread_pool.hpp"
 #include "cuda/allocator.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/fault.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/cuda_test_util.hpp"
@@ -322,6 +325,80 @@ TYPED_TEST(DeviceNtt, RejectsBadArguments) {
   EXPECT_FALSE(gdom->forward(misaligned, *this->stream_).is_ok());
   // The coset H step rejects an n-th root of unity as its shift.
   EXPECT_FALSE(bellperson_h(*gdom, d->data(), d->data(), d->data(), gdom->omega(), *this->stream_).is_ok());
+}
+
+// An injected allocation, copy or launch failure fails the call with an error and leaves
+// nothing allocated; the domain (and a new one) works afterwards.
+TYPED_TEST(DeviceNtt, InjectedFaultsFailOnlyTheirCall) {
+  using F = TypeParam;
+  auto rng = seeded_rng(std::string(Curve<F>::kName) + "faults");
+  constexpr unsigned kLog = 12;
+  auto alloc = DeviceAllocator::current();
+  ASSERT_TRUE(alloc.is_ok());
+  const size_t before = (*alloc)->stats().allocated_bytes;
+  for (const char* spec : {"alloc:1@ntt", "alloc:3@ntt", "copy:1", "kernel:1@ntt.expand"}) {
+    ASSERT_TRUE(arm_faults(spec).is_ok());
+    auto failed = NttDomain<F>::create(kLog, *this->stream_);
+    disarm_faults();
+    EXPECT_FALSE(failed.is_ok()) << spec;
+    EXPECT_EQ((*alloc)->stats().allocated_bytes, before) << spec;
+  }
+  auto cdom = poly::EvaluationDomain<F>::create(kLog).value();
+  auto gdom = NttDomain<F>::create(kLog, *this->stream_);
+  ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
+  const auto x = random_vec<F>(size_t(1) << kLog, rng);
+  auto d = this->upload(x);
+  ASSERT_TRUE(d.is_ok());
+  ASSERT_TRUE(arm_faults("kernel:2@ntt.pass").is_ok());
+  EXPECT_FALSE(gdom->forward(d->data(), *this->stream_).is_ok());
+  ASSERT_TRUE(arm_faults("kernel:1@ntt.bitrev").is_ok());
+  EXPECT_FALSE(gdom->inverse(d->data(), *this->stream_).is_ok());
+  const F shift = F::random(rng);
+  ASSERT_TRUE(arm_faults("alloc:1@ntt coset").is_ok());
+  EXPECT_FALSE(gdom->coset_forward(d->data(), shift, *this->stream_).is_ok());
+  disarm_faults();
+  ASSERT_TRUE(this->stream_->synchronize().is_ok());
+  // A failed coset table is not cached: the next call builds it.
+  this->check_transforms(cdom, *gdom, x, shift, "after faults");
+}
+
+// Two host threads, each with its own stream, use one domain at once (and race to build the
+// same new coset table).
+TYPED_TEST(DeviceNtt, StreamsShareADomain) {
+  using F = TypeParam;
+  auto rng = seeded_rng(std::string(Curve<F>::kName) + "streams");
+  constexpr unsigned kLog = 16;
+  auto cdom = poly::EvaluationDomain<F>::create(kLog).value();
+  auto gdom = NttDomain<F>::create(kLog, *this->stream_);
+  ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
+  const F shift = F::random(rng);
+  std::vector<F> x[2] = {random_vec<F>(size_t(1) << kLog, rng), random_vec<F>(size_t(1) << kLog, rng)};
+  std::vector<F> got[2];
+  Status st[2];
+  auto work = [&](int i) {
+    st[i] = [&]() -> Status {
+      CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+      CUZK_ASSIGN_OR_RETURN(auto d, DeviceBuffer<F>::allocate(x[i].size(), "ntt test streams"));
+      CUZK_RETURN_IF_ERROR(d.upload(x[i], s));
+      for (int r = 0; r < 4; ++r) {
+        CUZK_RETURN_IF_ERROR(gdom->coset_forward(d.data(), shift, s));
+        CUZK_RETURN_IF_ERROR(gdom->coset_inverse(d.data(), shift, s));
+      }
+      CUZK_RETURN_IF_ERROR(gdom->coset_forward(d.data(), shift, s));
+      got[i].resize(x[i].size());
+      CUZK_RETURN_IF_ERROR(d.download(got[i], s));
+      return s.synchronize();
+    }();
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join();
+  t1.join();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(st[i].is_ok()) << st[i].to_string();
+    auto want = x[i];
+    cdom.coset_ntt(want, shift, pool());
+    EXPECT_EQ(first_mismatch(got[i], want), -1) << "stream " << i;
+  }
 }
 
 // 2^27 once: forward against poly (16 host threads on the device machine), then a device
