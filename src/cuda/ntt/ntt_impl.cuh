@@ -73,7 +73,8 @@ __global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned lo
   __syncthreads();
   for (unsigned e = threadIdx.x; e < kSide * kSide; e += blockDim.x) {
     const unsigned r = e >> kBitrevTileLog, c = e & (kSide - 1);
-    const unsigned src = unsigned(reverse_bits(c, kBitrevTileLog)) * kBitrevRow + unsigned(reverse_bits(r, kBitrevTileLog));
+    const unsigned src =
+        unsigned(reverse_bits(c, kBitrevTileLog)) * kBitrevRow + unsigned(reverse_bits(r, kBitrevTileLog));
     const uint64_t q = bitrev_position(log_n, m, r, c);
     d[q] = scaled(op, q, pair ? y[src] : x[src]);
     if (pair) {
@@ -329,8 +330,8 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
     CUZK_ASSIGN_OR_RETURN(typename State::CosetTable powers, State::build_table(log_n, st->omega, Fr::one(), s));
     Op<Fr> op = State::powers_op(powers, false);
     const uint64_t blocks = (half_n + kThreads - 1) / kThreads;
-    expand_powers_kernel<Fr><<<unsigned(blocks < 65536 ? blocks : 65536), kThreads, 0, s.get()>>>(st->half.data(),
-                                                                                                  half_n, op);
+    expand_powers_kernel<Fr>
+        <<<unsigned(blocks < 65536 ? blocks : 65536), kThreads, 0, s.get()>>>(st->half.data(), half_n, op);
     CUZK_RETURN_IF_ERROR(check_launch("ntt.expand_powers_kernel"));
     CUZK_RETURN_IF_ERROR(s.synchronize());
   }
@@ -443,9 +444,9 @@ Status bellperson_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, const Fr& shift
 
 }  // namespace cuzk::cuda
 
-#define CUZK_INSTANTIATE_NTT(F)                                                                                  \
-  template class cuzk::cuda::NttDomain<F>;                                                                      \
-  template cuzk::Status cuzk::cuda::snarkjs_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, F::Int*,          \
-                                                 const cuzk::cuda::Stream&);                                    \
-  template cuzk::Status cuzk::cuda::bellperson_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, const F&,      \
+#define CUZK_INSTANTIATE_NTT(F)                                                                            \
+  template class cuzk::cuda::NttDomain<F>;                                                                 \
+  template cuzk::Status cuzk::cuda::snarkjs_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, F::Int*,     \
+                                                 const cuzk::cuda::Stream&);                               \
+  template cuzk::Status cuzk::cuda::bellperson_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, const F&, \
                                                     const cuzk::cuda::Stream&)

@@ -168,7 +168,7 @@ struct PassArgs {
   F* data;
   const F* half;  // w^i for i < n/2
   Geometry g;
-  bool inverse;   // by w^-1
+  bool inverse;  // by w^-1
   bool dit;
   Op<F> pre;
   Op<F> post;

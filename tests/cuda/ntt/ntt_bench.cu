@@ -139,7 +139,7 @@ Result<unsigned long long> mismatches(const void* x, const void* y, size_t bytes
                                       const Stream& s) {
   CUZK_RETURN_IF_ERROR(c.fill_bytes(0, s));
   count_mismatches<<<1024, 256, 0, s.get()>>>(static_cast<const uint64_t*>(x), static_cast<const uint64_t*>(y),
-                                               bytes / 8, c.data());
+                                              bytes / 8, c.data());
   CUZK_RETURN_IF_ERROR(check_launch("ntt_bench.count_mismatches"));
   unsigned long long host = 0;
   CUZK_RETURN_IF_ERROR(c.download(std::span<unsigned long long>(&host, 1), s));
@@ -169,8 +169,7 @@ Result<double> timed(const Stream& s, int runs, Restore restore, Op op, Check ch
 }
 
 template <class F>
-Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s,
-                          uint64_t seed) {
+Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s, uint64_t seed) {
   const size_t n = size_t(1) << log_n;
   CUZK_ASSIGN_OR_RETURN(auto dom, NttDomain<F>::create(log_n, s, ff::RootConvention::kSnarkjs, opt));
   auto x = random_vec<F>(n, seed);
@@ -187,27 +186,30 @@ Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOption
   CUZK_RETURN_IF_ERROR(s.synchronize());
   std::mt19937_64 pick(seed ^ 0x5A5A);
   CUZK_ASSIGN_OR_RETURN(
-      double ms, timed(
-                     s, runs, [&] { return copy_device(work.data(), src.data(), n * sizeof(F), s); },
-                     [&] { return dom.forward(work.data(), s); },
-                     [&]() -> Status {
-                       if (full) {
-                         CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
-                         if (bad != 0) return internal_error("forward output differs from poly in " + std::to_string(bad) + " words");
-                         return Status::ok();
-                       }
-                       for (int t = 0; t < 2; ++t) {
-                         const size_t k = pick() % n;
-                         F got;
-                         CUZK_RETURN_IF_ERROR(work.download(std::span<F>(&got, 1), s, k));
-                         CUZK_RETURN_IF_ERROR(s.synchronize());
-                         if (got != eval_coefficients(x, dom.omega().pow(uint64_t(k)))) {
-                           return internal_error("forward output at " + std::to_string(k) + " differs from direct evaluation");
-                         }
-                       }
-                       return Status::ok();
-                     }));
-  return Row{std::string(curve) + " forward NTT", log_n, ms, full ? "all outputs (poly)" : "2 points per run (direct sum)"};
+      double ms,
+      timed(
+          s, runs, [&] { return copy_device(work.data(), src.data(), n * sizeof(F), s); },
+          [&] { return dom.forward(work.data(), s); },
+          [&]() -> Status {
+            if (full) {
+              CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
+              if (bad != 0)
+                return internal_error("forward output differs from poly in " + std::to_string(bad) + " words");
+              return Status::ok();
+            }
+            for (int t = 0; t < 2; ++t) {
+              const size_t k = pick() % n;
+              F got;
+              CUZK_RETURN_IF_ERROR(work.download(std::span<F>(&got, 1), s, k));
+              CUZK_RETURN_IF_ERROR(s.synchronize());
+              if (got != eval_coefficients(x, dom.omega().pow(uint64_t(k)))) {
+                return internal_error("forward output at " + std::to_string(k) + " differs from direct evaluation");
+              }
+            }
+            return Status::ok();
+          }));
+  return Row{std::string(curve) + " forward NTT", log_n, ms,
+             full ? "all outputs (poly)" : "2 points per run (direct sum)"};
 }
 
 template <class F>
@@ -238,30 +240,34 @@ Result<Row> bench_snarkjs_h(const char* curve, unsigned log_n, int runs, NttOpti
   auto* out = reinterpret_cast<typename F::Int*>(work[0].data());
   std::mt19937_64 pick(seed ^ 0xA5A5);
   CUZK_ASSIGN_OR_RETURN(
-      double ms, timed(
-                     s, runs,
-                     [&]() -> Status {
-                       for (int i = 0; i < 3; ++i) CUZK_RETURN_IF_ERROR(copy_device(work[i].data(), src[i].data(), n * sizeof(F), s));
-                       return Status::ok();
-                     },
-                     [&] { return snarkjs_h(dom, work[0].data(), work[1].data(), work[2].data(), out, s); },
-                     [&]() -> Status {
-                       if (full) {
-                         CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(out, ref.data(), n * sizeof(F), count, s));
-                         if (bad != 0) return internal_error("snarkjs_h output differs from poly in " + std::to_string(bad) + " words");
-                         return Status::ok();
-                       }
-                       const size_t i = pick() % n;
-                       F got;
-                       CUZK_RETURN_IF_ERROR(work[0].download(std::span<F>(&got, 1), s, i));
-                       CUZK_RETURN_IF_ERROR(s.synchronize());
-                       const F z = dom.snarkjs_shift() * dom.omega().pow(uint64_t(i));
-                       if (got.mont() != eval_h_point(host[0], host[1], host[2], dom.omega(), z).to_canonical()) {
-                         return internal_error("snarkjs_h output at " + std::to_string(i) + " differs from direct evaluation");
-                       }
-                       return Status::ok();
-                     }));
-  return Row{std::string(curve) + " snarkjs_h", log_n, ms, full ? "all outputs (poly)" : "1 point per run (barycentric)"};
+      double ms,
+      timed(
+          s, runs,
+          [&]() -> Status {
+            for (int i = 0; i < 3; ++i)
+              CUZK_RETURN_IF_ERROR(copy_device(work[i].data(), src[i].data(), n * sizeof(F), s));
+            return Status::ok();
+          },
+          [&] { return snarkjs_h(dom, work[0].data(), work[1].data(), work[2].data(), out, s); },
+          [&]() -> Status {
+            if (full) {
+              CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(out, ref.data(), n * sizeof(F), count, s));
+              if (bad != 0)
+                return internal_error("snarkjs_h output differs from poly in " + std::to_string(bad) + " words");
+              return Status::ok();
+            }
+            const size_t i = pick() % n;
+            F got;
+            CUZK_RETURN_IF_ERROR(work[0].download(std::span<F>(&got, 1), s, i));
+            CUZK_RETURN_IF_ERROR(s.synchronize());
+            const F z = dom.snarkjs_shift() * dom.omega().pow(uint64_t(i));
+            if (got.mont() != eval_h_point(host[0], host[1], host[2], dom.omega(), z).to_canonical()) {
+              return internal_error("snarkjs_h output at " + std::to_string(i) + " differs from direct evaluation");
+            }
+            return Status::ok();
+          }));
+  return Row{std::string(curve) + " snarkjs_h", log_n, ms,
+             full ? "all outputs (poly)" : "1 point per run (barycentric)"};
 }
 
 int run(int argc, char** argv) {
@@ -308,8 +314,9 @@ int run(int argc, char** argv) {
   }
   std::printf("command:");
   for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
-  std::printf("\ndevice: %s (%d SMs); tile 2^%u; median of %d runs after a warm-up, CUDA events, inputs on the device\n\n",
-              info->name.c_str(), info->sm_count, opt.tile_log, runs);
+  std::printf(
+      "\ndevice: %s (%d SMs); tile 2^%u; median of %d runs after a warm-up, CUDA events, inputs on the device\n\n",
+      info->name.c_str(), info->sm_count, opt.tile_log, runs);
   std::printf("| operation | size | median ms | every timed output checked |\n|---|---:|---:|---|\n");
   int status = 0;
   for (auto& r : rows) {

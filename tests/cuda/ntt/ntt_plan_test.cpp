@@ -64,7 +64,8 @@ struct HostModel {
     for (uint64_t t = 0; t < tiles; ++t) {
       load_tile(a, t, smem.data(), 0, 1);
       if (dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
-      for (unsigned s = first_single_stage(g, dit); s < end_single_stage(g, dit); ++s) tile_stage(a, s, smem.data(), 0, 1);
+      for (unsigned s = first_single_stage(g, dit); s < end_single_stage(g, dit); ++s)
+        tile_stage(a, s, smem.data(), 0, 1);
       if (!dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
       store_tile(a, t, smem.data(), 0, 1);
     }
@@ -79,7 +80,8 @@ struct HostModel {
   void dit(F* d, bool inverse, const Op<F>& post) const {
     Op<F> none, tw;
     tw.kind = OpKind::kTwiddle;
-    for (size_t t = plan.size(); t-- > 0;) pass(d, plan[t], inverse, true, t + 1 == plan.size() ? none : tw, t == 0 ? post : none);
+    for (size_t t = plan.size(); t-- > 0;)
+      pass(d, plan[t], inverse, true, t + 1 == plan.size() ? none : tw, t == 0 ? post : none);
   }
   static F scaled(const Op<F>& op, uint64_t q, const F& x) {
     if (op.kind == OpKind::kScale) return x * op.c;
@@ -217,9 +219,9 @@ TEST(NttPlan, ModelMatchesPoly) {
       auto a = random_vec(n, rng), b = random_vec(n, rng), c = random_vec(n, rng);
       auto ra = a, rb = b, rc = c;
       std::vector<Fr::Int> rp(n);
-      ASSERT_TRUE(poly::snarkjs_h(dom, std::span<Fr>(ra), std::span<Fr>(rb), std::span<Fr>(rc),
-                                  std::span<Fr::Int>(rp), pool)
-                      .is_ok());
+      ASSERT_TRUE(
+          poly::snarkjs_h(dom, std::span<Fr>(ra), std::span<Fr>(rb), std::span<Fr>(rc), std::span<Fr::Int>(rp), pool)
+              .is_ok());
       Fr s = poly::snarkjs_odd_shift(dom);
       Fr::Int one_limb{};
       one_limb.limb[0] = 1;

@@ -5,18 +5,18 @@
 #include <cstring>
 #include <optional>
 #include <random>
-#include <thread>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/thread_pool.hpp"
 #include "cuda/allocator.hpp"
+#include "cuda/cuda_test_util.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/fault.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/stream.hpp"
-#include "cuda/cuda_test_util.hpp"
 #include "ff/fields.hpp"
 #include "poly/domain.hpp"
 #include "poly/h_poly.hpp"
@@ -83,11 +83,16 @@ long long first_mismatch(const std::vector<A>& a, const std::vector<B>& b) {
 enum class Transform { kForward, kInverse, kCosetForward, kCosetInverse, kShiftEvaluations };
 const char* name(Transform t) {
   switch (t) {
-    case Transform::kForward: return "forward";
-    case Transform::kInverse: return "inverse";
-    case Transform::kCosetForward: return "coset_forward";
-    case Transform::kCosetInverse: return "coset_inverse";
-    default: return "shift_evaluations";
+    case Transform::kForward:
+      return "forward";
+    case Transform::kInverse:
+      return "inverse";
+    case Transform::kCosetForward:
+      return "coset_forward";
+    case Transform::kCosetInverse:
+      return "coset_inverse";
+    default:
+      return "shift_evaluations";
   }
 }
 
@@ -116,20 +121,35 @@ class DeviceNtt : public ::testing::Test {
 
   static void cpu(const poly::EvaluationDomain<F>& dom, Transform t, std::vector<F>& x, const F& shift) {
     switch (t) {
-      case Transform::kForward: dom.ntt(x, pool()); break;
-      case Transform::kInverse: dom.intt(x, pool()); break;
-      case Transform::kCosetForward: dom.coset_ntt(x, shift, pool()); break;
-      case Transform::kCosetInverse: dom.coset_intt(x, shift, pool()); break;
-      default: dom.shift_evaluations(x, shift, pool()); break;
+      case Transform::kForward:
+        dom.ntt(x, pool());
+        break;
+      case Transform::kInverse:
+        dom.intt(x, pool());
+        break;
+      case Transform::kCosetForward:
+        dom.coset_ntt(x, shift, pool());
+        break;
+      case Transform::kCosetInverse:
+        dom.coset_intt(x, shift, pool());
+        break;
+      default:
+        dom.shift_evaluations(x, shift, pool());
+        break;
     }
   }
   Status gpu(const NttDomain<F>& dom, Transform t, F* d, const F& shift) {
     switch (t) {
-      case Transform::kForward: return dom.forward(d, *stream_);
-      case Transform::kInverse: return dom.inverse(d, *stream_);
-      case Transform::kCosetForward: return dom.coset_forward(d, shift, *stream_);
-      case Transform::kCosetInverse: return dom.coset_inverse(d, shift, *stream_);
-      default: return dom.shift_evaluations(d, shift, *stream_);
+      case Transform::kForward:
+        return dom.forward(d, *stream_);
+      case Transform::kInverse:
+        return dom.inverse(d, *stream_);
+      case Transform::kCosetForward:
+        return dom.coset_forward(d, shift, *stream_);
+      case Transform::kCosetInverse:
+        return dom.coset_inverse(d, shift, *stream_);
+      default:
+        return dom.shift_evaluations(d, shift, *stream_);
     }
   }
 
