@@ -43,7 +43,9 @@ void run_device_worker(Pipeline& p, Device& device) {
     device.counters().busy_workers++;
     Result<std::unique_ptr<ProvedProof>> proved = internal_error("kernel region not run");
     {
+      auto waited = PendingProof::Clock::now();
       std::lock_guard lock(device.kernel_mutex());
+      proof->timings.queue_wait_ms += PendingProof::ms_since(waited);  // waiting for the kernel region
       auto t0 = PendingProof::Clock::now();
       proved = device.run_kernels(proof->key.key(), *proof->witness, resident);
       proof->timings.gpu_compute_ms = PendingProof::ms_since(t0);
