@@ -37,7 +37,7 @@ const char* timed_stage_name(TimedStage s) {
     case TimedStage::kSynthesis: return "synthesis";
     case TimedStage::kPrestage: return "prestage";
     case TimedStage::kGpuCompute: return "gpu_compute";
-    case TimedStage::kNttH: return "ntt_h";
+    case TimedStage::kNttH: return "ntt_hpoly";  // "_h_" would read as hours to promtool
     case TimedStage::kMsm: return "msm";
     case TimedStage::kVerify: return "verify";
     case TimedStage::kFinalize: return "finalize";
