@@ -7,6 +7,7 @@
 #include "formats/snarkjs_json.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
+#include "groth16/prover.hpp"
 #include "groth16/verifier.hpp"
 
 namespace cuzk::engine {
@@ -56,7 +57,9 @@ class TypedKey final : public LoadedKey {
     const auto& tw = static_cast<const TypedWitness<C>&>(w);
     CUZK_ASSIGN_OR_RETURN(auto out, provers_[device]->prove(tw.w.values));
     auto p = std::make_unique<TypedProof<C>>();
-    p->timings = out.timings;
+    const groth16::ProveTimings& t = out.timings;
+    p->timings = {t.witness_abc * 1e3, t.h * 1e3, t.msm_a * 1e3, t.msm_b1 * 1e3, t.msm_b2 * 1e3, t.msm_l * 1e3,
+                  t.msm_h * 1e3};
     p->out = std::move(out);
     return std::unique_ptr<ProvedProof>(std::move(p));
   }

@@ -12,7 +12,6 @@
 #include "engine/device.hpp"
 #include "engine/job.hpp"
 #include "engine/key_shape.hpp"
-#include "groth16/prover.hpp"
 
 namespace cuzk::engine {
 
@@ -23,11 +22,18 @@ class DecodedWitness {
   virtual uint64_t bytes() const = 0;
 };
 
+// Milliseconds inside the kernel region, as the prover reports them.
+struct KernelTimings {
+  double synthesis_ms = 0;  // witness checks, a = A·w, b = B·w, c = a∘b
+  double ntt_h_ms = 0;
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
+};
+
 // A proof as the prover returned it, before verification and serialization.
 class ProvedProof {
  public:
   virtual ~ProvedProof() = default;
-  groth16::ProveTimings timings;
+  KernelTimings timings;
 };
 
 // Decodes `wtns` for a key of this shape: INVALID_ARGUMENT for the wrong curve, the wrong

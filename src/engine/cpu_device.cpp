@@ -1,20 +1,36 @@
 #include "engine/cpu_device.hpp"
 
+#include "core/thread_pool.hpp"
+#include "ec/curves.hpp"
 #include "engine/circuit_key.hpp"
+#include "groth16/backend.hpp"
 
 #include <fstream>
 #include <string>
 
 namespace cuzk::engine {
 
+struct CpuDevice::Backends {
+  explicit Backends(unsigned threads)
+      : pool(threads == 0 ? ThreadPool::default_threads() : threads), bn254(pool), bls12_381(pool) {}
+  ThreadPool pool;
+  groth16::CpuBackend<bn254::Curve> bn254;
+  groth16::CpuBackend<bls12_381::Curve> bls12_381;
+};
+
 CpuDevice::CpuDevice(size_t index, uint64_t memory_bytes, unsigned threads)
     : Device(index, "cpu:" + std::to_string(index),
              std::make_unique<MemoryBudget>("cpu:" + std::to_string(index), memory_bytes)),
-      pool_(threads == 0 ? ThreadPool::default_threads() : threads),
-      bn254_(pool_),
-      bls12_381_(pool_) {
+      b_(std::make_unique<Backends>(threads)) {
   set_baseline(measured_in_use());
 }
+
+CpuDevice::~CpuDevice() = default;
+
+std::string CpuDevice::backend_name() const { return b_->bn254.name(); }
+groth16::Backend<bn254::Curve>& CpuDevice::bn254_backend() { return b_->bn254; }
+groth16::Backend<bls12_381::Curve>& CpuDevice::bls12_381_backend() { return b_->bls12_381; }
+ThreadPool& CpuDevice::host_pool() { return b_->pool; }
 
 std::string CpuDevice::name() const {
   std::ifstream in("/proc/cpuinfo");

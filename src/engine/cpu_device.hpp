@@ -15,7 +15,7 @@ class CpuDevice final : public Device {
   CpuDevice(size_t index, uint64_t memory_bytes, unsigned threads);
 
   std::string name() const override;
-  std::string backend_name() const override { return bn254_.name(); }
+  std::string backend_name() const override;
   uint64_t measured_in_use() const override { return memory().in_use(); }
   DeviceStageBytes stage_bytes(const KeyShape& key) const override;
   // The host prover reads the witness where it lies: nothing to upload or read back.
@@ -26,14 +26,14 @@ class CpuDevice final : public Device {
                                                    bool inputs_resident) override;
   Status read_back(ProvedProof&) override { return Status::ok(); }
 
-  groth16::Backend<bn254::Curve>& bn254_backend() override { return bn254_; }
-  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return bls12_381_; }
-  ThreadPool& host_pool() override { return pool_; }
+  groth16::Backend<bn254::Curve>& bn254_backend() override;
+  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override;
+  ThreadPool& host_pool() override;
+  ~CpuDevice() override;
 
  private:
-  ThreadPool pool_;
-  groth16::CpuBackend<bn254::Curve> bn254_;
-  groth16::CpuBackend<bls12_381::Curve> bls12_381_;
+  struct Backends;  // the thread pool and a CpuBackend per curve (cpu_device.cpp)
+  std::unique_ptr<Backends> b_;
 };
 
 }  // namespace cuzk::engine

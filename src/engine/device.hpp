@@ -16,11 +16,24 @@
 #include <string>
 
 #include "core/status.hpp"
-#include "core/thread_pool.hpp"
-#include "ec/curves.hpp"
 #include "engine/key_shape.hpp"
 #include "engine/memory_budget.hpp"
-#include "groth16/backend.hpp"
+
+// Declared only: engine headers stay free of the MSM and NTT templates (device.cpp files
+// that implement a backend include them).
+namespace cuzk {
+class ThreadPool;
+namespace bn254 {
+struct Curve;
+}
+namespace bls12_381 {
+struct Curve;
+}
+namespace groth16 {
+template <class C>
+class Backend;
+}
+}  // namespace cuzk
 
 namespace cuzk::engine {
 
@@ -61,6 +74,11 @@ class Device {
   // Bytes in use now as the device itself reports them (a CUDA device: total - free from
   // cudaMemGetInfo); compared against the baseline after failures.
   virtual uint64_t measured_in_use() const = 0;
+  // Bytes in use beyond the idle baseline and the live reservations: what an error path
+  // left behind. Zero on a healthy device.
+  int64_t unaccounted_bytes() const {
+    return int64_t(measured_in_use()) - int64_t(memory_->in_use()) - int64_t(baseline_);
+  }
 
   virtual DeviceStageBytes stage_bytes(const KeyShape& key) const = 0;
 

@@ -1,25 +1,9 @@
-#include "engine/stages.hpp"
-
 #include <mutex>
 
+#include "engine/circuit_key.hpp"
+#include "engine/stages.hpp"
+
 namespace cuzk::engine {
-
-namespace {
-
-// After a failure, the device must be back at its idle baseline once the failed proof's
-// reservation is gone: anything else is memory an error path left behind.
-void check_baseline(Pipeline& p, Device& d) {
-  const int64_t leaked = int64_t(d.measured_in_use()) - int64_t(d.memory().in_use()) - int64_t(d.baseline_bytes());
-  if (leaked != 0) {
-    d.counters().baseline_mismatches++;
-    if (p.log) {
-      p.log(LogLevel::kError, d.id() + ": " + std::to_string(leaked) +
-                                  " bytes in use beyond the idle baseline and the live reservations after a failure");
-    }
-  }
-}
-
-}  // namespace
 
 void run_device_worker(Pipeline& p, Device& device) {
   ProofQueue& queue = p.scheduler.device(device.index());
@@ -54,10 +38,7 @@ void run_device_worker(Pipeline& p, Device& device) {
     Status st = proved.is_ok() ? device.read_back(**proved) : proved.status();
     proof->device_memory.release();
     if (!st.is_ok()) {
-      device.counters().failed++;
-      check_baseline(p, device);
-      StatusCode code = st.code() == StatusCode::kResourceExhausted ? st.code() : StatusCode::kInternal;
-      p.fail(std::move(proof), Status(code, device.id() + ": " + st.message()));
+      p.fail_on_device(std::move(proof), device, st);
       continue;
     }
     if (proof->cancelled()) {
@@ -66,14 +47,14 @@ void run_device_worker(Pipeline& p, Device& device) {
     }
     device.counters().completed++;
     proof->proved = std::move(*proved);
-    const groth16::ProveTimings& t = proof->proved->timings;
-    proof->timings.synthesis_ms = t.witness_abc * 1e3;
-    proof->timings.ntt_h_ms = t.h * 1e3;
-    proof->timings.msm_a_ms = t.msm_a * 1e3;
-    proof->timings.msm_b1_ms = t.msm_b1 * 1e3;
-    proof->timings.msm_b2_ms = t.msm_b2 * 1e3;
-    proof->timings.msm_l_ms = t.msm_l * 1e3;
-    proof->timings.msm_h_ms = t.msm_h * 1e3;
+    const KernelTimings& t = proof->proved->timings;
+    proof->timings.synthesis_ms = t.synthesis_ms;
+    proof->timings.ntt_h_ms = t.ntt_h_ms;
+    proof->timings.msm_a_ms = t.msm_a_ms;
+    proof->timings.msm_b1_ms = t.msm_b1_ms;
+    proof->timings.msm_b2_ms = t.msm_b2_ms;
+    proof->timings.msm_l_ms = t.msm_l_ms;
+    proof->timings.msm_h_ms = t.msm_h_ms;
     proof->enter_queue();
     Priority prio = proof->priority;
     if (!p.scheduler.finalize().push(std::move(proof), prio)) return;

@@ -25,6 +25,20 @@ void Pipeline::fail(ProofPtr proof, Status error) {
   retire(std::move(proof), state, std::move(error));
 }
 
+void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& error) {
+  device.counters().failed++;
+  proof->device_memory.release();
+  StatusCode code = error.code() == StatusCode::kResourceExhausted ? error.code() : StatusCode::kInternal;
+  fail(std::move(proof), Status(code, device.id() + ": " + error.message()));
+  if (int64_t leaked = device.unaccounted_bytes(); leaked != 0) {
+    device.counters().baseline_mismatches++;
+    if (log) {
+      log(LogLevel::kError, device.id() + ": " + std::to_string(leaked) +
+                                " bytes in use beyond the idle baseline and the live reservations after a failure");
+    }
+  }
+}
+
 void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult result) {
   ProofTimings& t = proof->timings;
   t.total_ms = PendingProof::ms_since(proof->admitted);

@@ -40,6 +40,9 @@ struct Pipeline {
   // retire() with FAILED, or CANCELLED when the job was cancelled (the usual reason a
   // wait inside a stage returns early).
   void fail(ProofPtr proof, Status error);
+  // Fails a proof whose device stage failed (INTERNAL unless it was out of memory), counts
+  // it, and checks the device against its idle baseline once the proof's memory is freed.
+  void fail_on_device(ProofPtr proof, Device& device, const Status& error);
 
   // Jobs admitted and not yet retired, for cancellation of running ones.
   void track(const ProofPtr& p);

@@ -45,7 +45,8 @@ void run_prestage_stage(Pipeline& p) {
     if (reserved.is_ok()) {
       Status up = device->upload_inputs(proof->key.key(), *proof->witness, *reserved);
       if (!up.is_ok()) {
-        p.fail(std::move(proof), up.with_context(device->id() + ": upload"));
+        proof->device_memory = std::move(*reserved);
+        p.fail_on_device(std::move(proof), *device, up.with_context("upload"));
         continue;
       }
       proof->device_memory = std::move(*reserved);

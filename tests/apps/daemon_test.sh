@@ -105,6 +105,33 @@ expect 0 "OK on cpu:0" "restart: register and prove again" \
            '$cuzk' client --daemon '$sock' prove --circuit small --wtns '$tmp/w.wtns' --proof /dev/null"
 stop_daemon
 
+# TCP: TLS and a bearer token, or no TCP at all.
+if command -v openssl >/dev/null; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+    -keyout "$tmp/tls.key" -out "$tmp/tls.crt" >/dev/null 2>&1
+  echo "s3cret-token" >"$tmp/token"
+  echo "wrong-token" >"$tmp/wrong"
+  tcp=$(free_port)
+  cat >"$tmp/tcp.toml" <<TOML
+[server]
+tcp_address = "127.0.0.1:$tcp"
+tls_cert_file = "$tmp/tls.crt"
+tls_key_file = "$tmp/tls.key"
+bearer_token_file = "$tmp/token"
+TOML
+  start_daemon --config "$tmp/tcp.toml"
+  expect 0 "ready" "TCP with TLS and the bearer token: status" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" --token-file "$tmp/token" status
+  expect 1 "UNAUTHENTICATED" "TCP with a wrong bearer token: UNAUTHENTICATED" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" --token-file "$tmp/wrong" status
+  expect 1 "UNAUTHENTICATED" "TCP without a token: UNAUTHENTICATED" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" status
+  stop_daemon
+  printf '[server]\ntcp_address = "127.0.0.1:%s"\n' "$tcp" >"$tmp/cleartext.toml"
+  expect 1 "never served in the clear" "TCP without TLS is refused at start" \
+    "$daemon" --config "$tmp/cleartext.toml" --socket "$sock" --metrics-address ""
+fi
+
 printf '[engine]\nno_such_knob = 1\n' >"$tmp/bad.toml"
 expect 1 "no key \"no_such_knob\"" "an unknown config key is refused" "$daemon" --config "$tmp/bad.toml" --socket "$sock"
 

@@ -21,6 +21,45 @@ namespace {
 using namespace std::chrono_literals;
 using testing::DemoKey;
 
+// A CPU device that fails the n-th call of a chosen device stage, the way a GPU fails an
+// allocation, a copy or a launch: what the engine must contain.
+class FaultInjectingDevice final : public Device {
+ public:
+  enum class Site { kUpload, kKernels, kReadBack };
+  FaultInjectingDevice(uint64_t bytes, Site site, int fail_call)
+      : Device(0, "fault:0", std::make_unique<MemoryBudget>("fault:0", bytes)),
+        inner_(0, 1, 2),
+        site_(site),
+        fail_call_(fail_call) {}
+
+  std::string name() const override { return "fault-injecting CPU device"; }
+  std::string backend_name() const override { return inner_.backend_name(); }
+  uint64_t measured_in_use() const override { return memory().in_use(); }
+  DeviceStageBytes stage_bytes(const KeyShape& key) const override { return inner_.stage_bytes(key); }
+  Status upload_inputs(const LoadedKey& k, const DecodedWitness& w, const MemoryBudget::Reservation& r) override {
+    if (hit(Site::kUpload)) return internal_error("injected copy failure");
+    return inner_.upload_inputs(k, w, r);
+  }
+  Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& k, const DecodedWitness& w, bool resident) override {
+    if (hit(Site::kKernels)) return internal_error("injected launch failure");
+    return k.prove(index(), w);
+  }
+  Status read_back(ProvedProof& p) override {
+    if (hit(Site::kReadBack)) return internal_error("injected read-back failure");
+    return inner_.read_back(p);
+  }
+  groth16::Backend<bn254::Curve>& bn254_backend() override { return inner_.bn254_backend(); }
+  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return inner_.bls12_381_backend(); }
+  ThreadPool& host_pool() override { return inner_.host_pool(); }
+
+ private:
+  bool hit(Site s) { return s == site_ && ++calls_ == fail_call_; }
+  CpuDevice inner_;
+  Site site_;
+  int fail_call_;
+  std::atomic<int> calls_{0};
+};
+
 class EngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -286,6 +325,39 @@ TEST_F(EngineTest, ReferenceFailureReplayedTightBudgetFallsBackAndAllSucceed) {
   wait_for_zero(e->devices()[0]->memory());
   wait_for_zero(e->host_memory());
   EXPECT_EQ(e->status().devices[0].baseline_mismatches, 0u);
+}
+
+TEST_F(EngineTest, FaultAtEachDeviceStageFailsOnlyThatJobAndMemoryReturnsToBaseline) {
+  using Site = FaultInjectingDevice::Site;
+  for (Site site : {Site::kUpload, Site::kKernels, Site::kReadBack}) {
+    EngineConfig cfg;
+    cfg.gpu_workers_per_device = 2;
+    cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::make_unique<FaultInjectingDevice>(uint64_t(1) << 32, site, 2));
+    Engine e(cfg, std::move(devices), nullptr);
+    ASSERT_TRUE(e.register_circuit("small", small_->zkey, true).is_ok());
+    for (int batch = 0; batch < 2; ++batch) {
+      std::vector<std::string> ids;
+      for (int i = 0; i < 5; ++i) ids.push_back(e.submit(request("small", small_->wtns))->job_id);
+      int failed = 0;
+      for (const auto& id : ids) {
+        JobRecord r = finished(e, id);
+        if (r.state == JobState::kFailed) {
+          ++failed;
+          EXPECT_EQ(r.error.code(), StatusCode::kInternal);
+          EXPECT_NE(r.error.message().find("injected"), std::string::npos) << r.error.message();
+        } else {
+          expect_verifies(r);
+        }
+      }
+      EXPECT_EQ(failed, batch == 0 ? 1 : 0) << "site " << int(site) << " batch " << batch;
+      wait_for_zero(e.devices()[0]->memory());
+      wait_for_zero(e.host_memory());
+    }
+    EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
+    EXPECT_EQ(e.status().devices[0].failed, 1u);
+  }
 }
 
 TEST_F(EngineTest, ProofThatCanNeverFitIsRefusedWithResourceExhausted) {
