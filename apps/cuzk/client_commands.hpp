@@ -19,6 +19,7 @@ struct DaemonBenchArgs {
   uint32_t demo_constraints = (1 << 16) - 5;
   std::string curve = "bn254";
   std::string cache;
+  std::string setup_backend = "auto";  // where the demo's dev setup runs (cuzk bench --backend)
   int count = 5;
   int concurrency = 1;
   std::string priority = "normal";

@@ -57,7 +57,7 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
   if (wtns_path.empty()) {
     // The built-in demo circuit: built (or found) in the cache, then registered under --circuit.
     ThreadPool pool = make_pool(0);
-    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, pool);
+    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, a.setup_backend, pool);
     if (!files.is_ok()) return fail(files.status(), "bench");
     v1::RegisterCircuitRequest req;
     req.set_circuit_id(a.circuit);

@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     dba.demo_constraints = ba.demo_constraints;
     dba.curve = ba.curve;
     dba.cache = ba.cache;
+    dba.setup_backend = ba.backend;
     return cmd_bench_daemon(dba);
   }
 #endif

@@ -1,13 +1,14 @@
 // A client we did not write the stubs for: @grpc/grpc-js + @grpc/proto-loader reading
 // proto/cuzk/v1/proving.proto, against a running cuzk-daemon on a Unix socket. Every proof
 // it gets back is verified with snarkjs.
-// usage: node daemon_client.mjs SOCKET PROTO_DIR ZKEY WTNS VK_JSON OTHER_WTNS BLS_WTNS
+// usage: node daemon_client.mjs SOCKET PROTO_DIR ZKEY WTNS VK_JSON OTHER_WTNS BLS_WTNS BIG_ZKEY BIG_WTNS BIG_VK
 import fs from "node:fs";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
 import * as snarkjs from "snarkjs";
 
-const [sock, protoDir, zkey, wtnsPath, vkPath, otherWtnsPath, blsWtnsPath] = process.argv.slice(2);
+const [sock, protoDir, zkey, wtnsPath, vkPath, otherWtnsPath, blsWtnsPath, bigZkey, bigWtnsPath, bigVkPath] =
+  process.argv.slice(2);
 const def = protoLoader.loadSync("cuzk/v1/proving.proto", {
   includeDirs: [protoDir], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
 });
@@ -58,14 +59,20 @@ const all = results.flat();
 check(all.length === 12 && all.every((r) => r.outcome === "COMPLETED"), "12 proofs from 6 concurrent clients complete");
 check((await Promise.all(all.map(verifies))).every(Boolean), "snarkjs verifies every returned proof");
 
-// A CRITICAL job behind 20 NORMAL ones finishes before the ones still queued.
-const normal = [];
-for (let i = 0; i < 20; i++) normal.push((await submit(wtns)).job_id);
-const critical = (await submit(wtns, "PRIORITY_CRITICAL")).job_id;
+// A CRITICAL job behind 20 NORMAL ones finishes before the ones still queued (a larger
+// circuit here, so the NORMAL ones are still queued when it arrives).
+await call(client, "RegisterCircuit", { circuit_id: "node-big", zkey_path: bigZkey, preload: true });
+const bigWtns = fs.readFileSync(bigWtnsPath);
+const bigVk = JSON.parse(fs.readFileSync(bigVkPath, "utf8"));
+const submitBig = (priority) => call(client, "SubmitProof", { circuit_id: "node-big", priority, witness_wtns: bigWtns });
+const normal = (await Promise.all(Array.from({ length: 20 }, () => submitBig("PRIORITY_NORMAL")))).map((r) => r.job_id);
+const critical = (await submitBig("PRIORITY_CRITICAL")).job_id;
 const crit = await awaitJob(critical);
 const normals = await Promise.all(normal.map((id) => awaitJob(id)));
 const after = normals.filter((n) => Number(n.job.finished_unix_ms) > Number(crit.job.finished_unix_ms)).length;
-check(crit.outcome === "COMPLETED" && (await verifies(crit)), "the CRITICAL proof completes and verifies");
+check(crit.outcome === "COMPLETED" &&
+  (await snarkjs.groth16.verify(bigVk, JSON.parse(crit.result.public_json), JSON.parse(crit.result.proof_json))),
+  "the CRITICAL proof completes and verifies");
 check(after >= 15, `the CRITICAL proof overtakes the queued NORMAL ones (${after} of 20 finish after it)`);
 
 // Cancellation of a queued job.

@@ -15,6 +15,7 @@ trap '[[ -n $pid ]] && kill -KILL $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 sock=$tmp/cuzk.sock
 
 "$cuzk" setup --dev --demo 1019 --zkey "$tmp/k.zkey" --vk "$tmp/vk.json" --wtns "$tmp/w.wtns" >/dev/null 2>&1
+"$cuzk" setup --dev --demo 4091 --zkey "$tmp/kbig.zkey" --vk "$tmp/vkbig.json" --wtns "$tmp/wbig.wtns" >/dev/null 2>&1
 "$cuzk" setup --dev --demo 500 --zkey "$tmp/k2.zkey" --vk "$tmp/vk2.json" --wtns "$tmp/w2.wtns" >/dev/null 2>&1
 "$cuzk" setup --dev --demo 200 --curve bls12_381 --zkey "$tmp/kb.zkey" --vk "$tmp/vkb.json" --wtns "$tmp/wb.wtns" >/dev/null 2>&1
 "$daemon" --socket "$sock" --metrics-address "" >"$tmp/daemon.log" 2>&1 &
@@ -26,7 +27,7 @@ done
 
 rc=0
 NODE_PATH=$modules node "$here/daemon_client.mjs" "$sock" "$proto" "$tmp/k.zkey" "$tmp/w.wtns" "$tmp/vk.json" \
-  "$tmp/w2.wtns" "$tmp/wb.wtns" || rc=1
+  "$tmp/w2.wtns" "$tmp/wb.wtns" "$tmp/kbig.zkey" "$tmp/wbig.wtns" "$tmp/vkbig.json" || rc=1
 "$cuzk" client --daemon "$sock" prove --circuit node --wtns "$tmp/w.wtns" --proof "$tmp/proof.json" \
   --public "$tmp/public.json" >/dev/null
 if node "$modules/snarkjs/build/cli.cjs" groth16 verify "$tmp/vk.json" "$tmp/public.json" "$tmp/proof.json" >/dev/null; then
