@@ -22,8 +22,10 @@ test: build
 test-unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L unit
 
-demo: build
-	$(BUILD)/apps/cuzk demo
+# The daemon demo: builds only cuzk and cuzk-daemon (in $(DEMO_BUILD)), then runs them.
+DEMO_BUILD ?= build-demo
+demo: deps
+	@scripts/demo.sh $(DEMO_BUILD)
 
 bench: build
 	bench/run-micro.sh $(BUILD)

@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake ninja-build pkg-config libgmp-dev libgtest-dev libbenchmark-dev
-      nlohmann-json3-dev libcli11-dev)
+      nlohmann-json3-dev libcli11-dev
+      libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev
+      libtomlplusplus-dev libcpp-httplib-dev prometheus)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 

@@ -6,6 +6,9 @@
 
 #include "cuzk/commands.hpp"
 #include "cuzk/selfcheck.hpp"
+#ifdef CUZK_WITH_CLIENT
+#include "cuzk/client_commands.hpp"
+#endif
 
 int main(int argc, char** argv) {
   using namespace cuzk::app;
@@ -71,7 +74,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
 
+#ifdef CUZK_WITH_CLIENT
+  int client_exit = 0;
+  CLI::App* client = add_client_commands(app, client_exit);
+  DaemonBenchArgs dba;
+  bench->add_option("--daemon", dba.daemon, "bench a running cuzk-daemon at this socket path or host:port");
+  bench->add_option("--circuit", dba.circuit, "with --daemon: circuit id (default: the demo circuit, registered as \"demo\")");
+  bench->add_option("--count", dba.count, "with --daemon: proofs to make")->capture_default_str();
+  bench->add_option("--concurrency", dba.concurrency, "with --daemon: proofs in flight")->capture_default_str();
+  bench->add_option("--priority", dba.priority, "with --daemon: low, normal, high or critical")->capture_default_str();
+  bench->add_option("--token-file", dba.token_file, "with --daemon over TCP: bearer token");
+  bench->add_option("--tls-ca", dba.tls_ca_file, "with --daemon over TCP: the daemon's CA certificate");
+#endif
+
   CLI11_PARSE(app, argc, argv);
+
+#ifdef CUZK_WITH_CLIENT
+  if (client->parsed()) return client_exit;
+  if (bench->parsed() && !dba.daemon.empty()) {
+    dba.wtns = ba.wtns;
+    dba.demo_constraints = ba.demo_constraints;
+    dba.curve = ba.curve;
+    dba.cache = ba.cache;
+    dba.setup_backend = ba.backend;
+    return cmd_bench_daemon(dba);
+  }
+#endif
 
   if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads, prove_backend);
   if (verify->parsed()) return cmd_verify(vk, pub, proof);

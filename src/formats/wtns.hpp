@@ -35,6 +35,11 @@ struct Witness {
 template <class Fr>
 Result<Witness<Fr>> read_wtns(const std::string& path);
 
+// The same checks on a .wtns already in memory (a daemon receives witnesses as bytes);
+// `label` names it in messages.
+template <class Fr>
+Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string& label);
+
 template <class Fr>
 Status write_wtns(const std::string& path, std::span<const typename Fr::Int> values);
 
@@ -43,7 +48,12 @@ Status write_wtns(const std::string& path, std::span<const typename Fr::Int> val
 template <class Fr>
 Result<Witness<Fr>> read_wtns(const std::string& path) {
   CUZK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(file.bytes(), file_label(path), "wtns", 2, 2, &wtns_section::name));
+  return parse_wtns<Fr>(file.bytes(), file_label(path));
+}
+
+template <class Fr>
+Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string& label) {
+  CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(bytes, label, "wtns", 2, 2, &wtns_section::name));
   constexpr uint32_t n8 = uint32_t(Fr::BYTES);  // read_scalar_field_prime checks the file's n8
   uint32_t n = 0;
   {

@@ -1,0 +1,45 @@
+// cuzk-daemon's configuration: a TOML file (deploy/cuzk-daemon.toml documents every key),
+// every key optional; with no file at all the defaults make a working CPU daemon on the
+// per-user Unix socket.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "engine/engine_config.hpp"
+#include "server/grpc_server.hpp"
+#include "server/proving_service.hpp"
+
+namespace cuzk::daemon {
+
+struct CircuitConfig {
+  std::string id, zkey;
+  bool preload = true;
+};
+
+struct DaemonConfig {
+  server::ListenConfig listen;
+  std::string bearer_token_file;
+  server::ServiceLimits limits;
+  unsigned shutdown_grace_seconds = 60;
+  std::string metrics_address = "127.0.0.1:9464";  // empty: no HTTP endpoints
+  engine::EngineConfig engine;
+  bool cpu_device = true;
+  unsigned cpu_threads = 0;
+  uint64_t cpu_memory_bytes = 0;  // 0: the host budget
+  bool selftest = true;
+  uint32_t selftest_constraints = 59;
+  std::vector<CircuitConfig> circuits;
+  std::string log_level = "info";
+};
+
+// The defaults, then `path` on top when non-empty. Unknown keys are errors (typos would
+// otherwise pass silently).
+Result<DaemonConfig> load_config(const std::string& path);
+
+// "512MiB", "4 GiB", "1000000": bytes.
+Result<uint64_t> parse_bytes(const std::string& s);
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,52 @@
+// Admission: checks a request before any work is queued — the circuit is registered, the
+// witness decodes for its key (curve, length), the proof could ever fit the host and
+// device budgets — records the job (idempotent on request_id), reserves the witness's host
+// memory (waiting, never overcommitting) and queues it for synthesis.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+
+#include "engine/pipeline.hpp"
+
+namespace cuzk::engine {
+
+struct SubmitRequest {
+  std::string request_id, circuit_id;
+  Priority priority = Priority::kNormal;
+  std::span<const uint8_t> wtns;        // the .wtns bytes; read during submit only
+  std::optional<size_t> pinned_device;  // self-tests
+};
+
+struct Submitted {
+  std::string job_id;
+  bool deduplicated = false;
+};
+
+class Admission {
+ public:
+  explicit Admission(Pipeline& p);
+
+  Result<Submitted> submit(const SubmitRequest& r);
+  // From now on every submit answers UNAVAILABLE.
+  void stop_admitting() { draining_ = true; }
+  bool draining() const { return draining_; }
+
+ private:
+  std::string next_job_id();
+
+  Pipeline& p_;
+  std::atomic<bool> draining_{false};
+  std::mutex id_mu_;
+  std::mt19937_64 id_rng_;
+};
+
+// FNV-1a over the circuit id and the witness bytes: what makes two submissions "the same".
+uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> wtns);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,125 @@
+#include "engine/circuit_key.hpp"
+
+#include <filesystem>
+
+#include "ec/encoding.hpp"
+#include "ff/decimal.hpp"
+#include "formats/snarkjs_json.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+template <class C>
+struct TypedWitness final : DecodedWitness {
+  formats::Witness<typename C::Fr> w;
+  uint64_t bytes() const override { return w.values.size() * sizeof(typename C::Fr::Int); }
+};
+
+template <class C>
+struct TypedProof final : ProvedProof {
+  groth16::ProveOutput<C> out;
+};
+
+template <class C>
+Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, std::span<const uint8_t> wtns) {
+  auto w = formats::parse_wtns<typename C::Fr>(wtns, "witness");
+  if (!w.is_ok()) return invalid_argument(w.status().message());
+  if (w->values.size() != key.n_vars) {
+    return invalid_argument("witness has " + std::to_string(w->values.size()) + " values, the circuit's key needs " +
+                            std::to_string(key.n_vars) + " (nVars): a witness for another circuit?");
+  }
+  auto out = std::make_unique<TypedWitness<C>>();
+  out->w = std::move(*w);
+  return std::unique_ptr<DecodedWitness>(std::move(out));
+}
+
+template <class C>
+class TypedKey final : public LoadedKey {
+ public:
+  TypedKey(KeyShape shape, std::unique_ptr<formats::Zkey<C>> zkey) : LoadedKey(shape), zkey_(std::move(zkey)) {}
+
+  Status add_provers(std::span<Device* const> devices) {
+    for (Device* d : devices) {
+      CUZK_ASSIGN_OR_RETURN(auto p, groth16::Prover<C>::create(*zkey_, d->backend<C>(), d->host_pool()));
+      provers_.push_back(std::make_unique<groth16::Prover<C>>(std::move(p)));
+    }
+    vk_ = provers_.empty() ? groth16::VerifyingKey<C>{} : provers_.front()->verifying_key();
+    return Status::ok();
+  }
+
+  Result<std::unique_ptr<ProvedProof>> prove(size_t device, const DecodedWitness& w) const override {
+    if (device >= provers_.size()) return internal_error("no prover for device " + std::to_string(device));
+    const auto& tw = static_cast<const TypedWitness<C>&>(w);
+    CUZK_ASSIGN_OR_RETURN(auto out, provers_[device]->prove(tw.w.values));
+    auto p = std::make_unique<TypedProof<C>>();
+    const groth16::ProveTimings& t = out.timings;
+    p->timings = {t.witness_abc * 1e3, t.h * 1e3, t.msm_a * 1e3, t.msm_b1 * 1e3, t.msm_b2 * 1e3, t.msm_l * 1e3,
+                  t.msm_h * 1e3};
+    p->out = std::move(out);
+    return std::unique_ptr<ProvedProof>(std::move(p));
+  }
+
+  Status verify(const ProvedProof& p) const override {
+    const auto& tp = static_cast<const TypedProof<C>&>(p);
+    return groth16::verify<C>(vk_, tp.out.proof, tp.out.public_signals);
+  }
+
+  ProofResult serialize(const ProvedProof& p) const override {
+    using Fr = typename C::Fr;
+    const auto& tp = static_cast<const TypedProof<C>&>(p);
+    ProofResult r;
+    r.curve = C::SNARKJS_NAME;
+    r.proof_json = formats::proof_to_json<C>(tp.out.proof).dump(1);
+    std::vector<Fr> pub;
+    for (const auto& v : tp.out.public_signals) pub.push_back(Fr::from_canonical(v));
+    r.public_json = formats::public_to_json<Fr>(pub).dump(1);
+    for (const auto& v : tp.out.public_signals) r.public_signals.push_back(ff::to_decimal(v));
+    constexpr size_t g1 = 2 * C::Fq::BYTES, g2 = 4 * C::Fq::BYTES;
+    r.proof_bytes.resize(2 * g1 + g2);
+    ec::snarkjs_write(tp.out.proof.a, r.proof_bytes.data());
+    ec::snarkjs_write(tp.out.proof.b, r.proof_bytes.data() + g1);
+    ec::snarkjs_write(tp.out.proof.c, r.proof_bytes.data() + g1 + g2);
+    return r;
+  }
+
+ private:
+  std::unique_ptr<formats::Zkey<C>> zkey_;
+  std::vector<std::unique_ptr<groth16::Prover<C>>> provers_;
+  groth16::VerifyingKey<C> vk_;
+};
+
+template <class C>
+Result<std::unique_ptr<LoadedKey>> load_typed(const std::string& path, std::span<Device* const> devices) {
+  CUZK_ASSIGN_OR_RETURN(auto zkey, formats::Zkey<C>::open(path));
+  const auto& h = zkey.header();
+  KeyShape shape;
+  shape.curve = std::is_same_v<C, bn254::Curve> ? formats::CurveId::kBn254 : formats::CurveId::kBls12_381;
+  shape.n_vars = h.n_vars;
+  shape.n_public = h.n_public;
+  shape.domain_size = h.domain_size;
+  std::error_code ec;
+  shape.key_bytes = std::filesystem::file_size(path, ec);
+  auto key = std::make_unique<TypedKey<C>>(shape, std::make_unique<formats::Zkey<C>>(std::move(zkey)));
+  CUZK_RETURN_IF_ERROR(key->add_provers(devices));
+  return std::unique_ptr<LoadedKey>(std::move(key));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, std::span<const uint8_t> wtns) {
+  if (key.curve == formats::CurveId::kBn254) return decode_typed<bn254::Curve>(key, wtns);
+  return decode_typed<bls12_381::Curve>(key, wtns);
+}
+
+Result<std::unique_ptr<LoadedKey>> LoadedKey::load(const std::string& path, std::span<Device* const> devices) {
+  CUZK_ASSIGN_OR_RETURN(formats::CurveId curve, formats::detect_curve(path));
+  if (curve == formats::CurveId::kBn254) return load_typed<bn254::Curve>(path, devices);
+  return load_typed<bls12_381::Curve>(path, devices);
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,134 @@
+// A proving device: its memory budget, the lock around its kernel region, and the three
+// device stages of one proof, each of which states its byte need before it runs:
+//   (a) upload   the proof's inputs onto the device, outside the lock (pre-staging);
+//   (b) kernel   the H pipeline and MSMs, under the device's lock;
+//   (c) readback the results back to the host, outside the lock.
+// When (a) does not fit, the proof takes the fallback path: its inputs are streamed inside
+// the kernel region, which needs fallback_kernel bytes instead of upload + kernel.
+// The CPU device runs everything on the host; a CUDA device implements the same calls on
+// its allocator and streams.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/status.hpp"
+#include "engine/key_shape.hpp"
+#include "engine/memory_budget.hpp"
+
+// Declared only: engine headers stay free of the MSM and NTT templates (device.cpp files
+// that implement a backend include them).
+namespace cuzk {
+class ThreadPool;
+namespace bn254 {
+struct Curve;
+}
+namespace bls12_381 {
+struct Curve;
+}
+namespace groth16 {
+template <class C>
+class Backend;
+}
+}  // namespace cuzk
+
+namespace cuzk::engine {
+
+class LoadedKey;
+class DecodedWitness;
+class ProvedProof;
+
+struct DeviceStageBytes {
+  uint64_t upload = 0;           // (a): inputs resident on the device
+  uint64_t kernel = 0;           // (b) with the inputs resident
+  uint64_t fallback_kernel = 0;  // (b) streaming the inputs in (no pre-staging)
+  uint64_t readback = 0;         // (c)
+
+  uint64_t prestaged_path() const { return upload + kernel + readback; }
+  uint64_t fallback_path() const { return fallback_kernel + readback; }
+};
+
+// Counters a device keeps for GetStatus and /metrics.
+struct DeviceCounters {
+  std::atomic<uint64_t> completed{0}, failed{0}, prestage_fallbacks{0}, baseline_mismatches{0};
+  std::atomic<uint32_t> busy_workers{0};
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  const std::string& id() const { return id_; }  // "cpu:0", "cuda:1": unambiguous
+  size_t index() const { return index_; }        // position in the engine's device list
+  virtual std::string name() const = 0;          // what the hardware calls itself
+  virtual std::string backend_name() const = 0;
+
+  // The device's memory, as reservations: every stage reserves before it touches it.
+  MemoryBudget& memory() { return *memory_; }
+  const MemoryBudget& memory() const { return *memory_; }
+  // Bytes in use when no proof runs, measured when the device came up.
+  uint64_t baseline_bytes() const { return baseline_; }
+  // Bytes in use now as the device itself reports them (a CUDA device: total - free from
+  // cudaMemGetInfo); compared against the baseline after failures.
+  virtual uint64_t measured_in_use() const = 0;
+  // Bytes in use beyond the idle baseline and the live reservations: what an error path
+  // left behind. Zero on a healthy device.
+  int64_t unaccounted_bytes() const {
+    return int64_t(measured_in_use()) - int64_t(memory_->in_use()) - int64_t(baseline_);
+  }
+
+  virtual DeviceStageBytes stage_bytes(const KeyShape& key) const = 0;
+
+  // (a) Outside the lock: copies the proof's inputs into the memory `reserved` stands for.
+  virtual Status upload_inputs(const LoadedKey& key, const DecodedWitness& w,
+                               const MemoryBudget::Reservation& reserved) = 0;
+  // (b) Under kernel_mutex(): the proof's kernels; `inputs_resident` says whether (a) ran
+  // (otherwise the inputs are streamed in here, the fallback path).
+  virtual Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& key, const DecodedWitness& w,
+                                                           bool inputs_resident) = 0;
+  // (c) Outside the lock: the results back in host memory.
+  virtual Status read_back(ProvedProof& proof) = 0;
+
+  // The kernel region's lock, shared by the device's workers.
+  std::mutex& kernel_mutex() { return kernel_mutex_; }
+
+  // The prover backend and host thread pool that proofs on this device use.
+  virtual groth16::Backend<bn254::Curve>& bn254_backend() = 0;
+  virtual groth16::Backend<bls12_381::Curve>& bls12_381_backend() = 0;
+  virtual ThreadPool& host_pool() = 0;
+  template <class C>
+  groth16::Backend<C>& backend();
+
+  // Sticky-fault state: a poisoned device takes no new work until it has been reset.
+  bool poisoned() const { return poisoned_.load(); }
+  DeviceCounters& counters() { return counters_; }
+  const DeviceCounters& counters() const { return counters_; }
+
+ protected:
+  Device(size_t index, std::string id, std::unique_ptr<MemoryBudget> memory)
+      : index_(index), id_(std::move(id)), memory_(std::move(memory)) {}
+  void set_baseline(uint64_t bytes) { baseline_ = bytes; }
+  std::atomic<bool> poisoned_{false};
+
+ private:
+  size_t index_;
+  std::string id_;
+  std::unique_ptr<MemoryBudget> memory_;
+  uint64_t baseline_ = 0;
+  std::mutex kernel_mutex_;
+  DeviceCounters counters_;
+};
+
+template <>
+inline groth16::Backend<bn254::Curve>& Device::backend<bn254::Curve>() {
+  return bn254_backend();
+}
+template <>
+inline groth16::Backend<bls12_381::Curve>& Device::backend<bls12_381::Curve>() {
+  return bls12_381_backend();
+}
+
+}  // namespace cuzk::engine

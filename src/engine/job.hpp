@@ -1,0 +1,63 @@
+// What the engine records about one proof job: its identity, state, timings and result.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "engine/priority.hpp"
+
+namespace cuzk::engine {
+
+enum class JobState { kQueued, kRunning, kCompleted, kFailed, kCancelled };
+
+inline bool is_terminal(JobState s) {
+  return s == JobState::kCompleted || s == JobState::kFailed || s == JobState::kCancelled;
+}
+inline const char* job_state_name(JobState s) {
+  switch (s) {
+    case JobState::kQueued: return "QUEUED";
+    case JobState::kRunning: return "RUNNING";
+    case JobState::kCompleted: return "COMPLETED";
+    case JobState::kFailed: return "FAILED";
+    case JobState::kCancelled: return "CANCELLED";
+  }
+  return "QUEUED";
+}
+
+// Milliseconds per stage of one proof (proto ProofTimings).
+struct ProofTimings {
+  double queue_wait_ms = 0, key_load_ms = 0, synthesis_ms = 0, prestage_ms = 0;
+  bool prestage_fallback = false;
+  double gpu_compute_ms = 0, ntt_h_ms = 0;
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
+  double verify_ms = 0, finalize_ms = 0, total_ms = 0;
+  std::string device;
+
+  double msm_ms() const { return msm_a_ms + msm_b1_ms + msm_b2_ms + msm_l_ms + msm_h_ms; }
+};
+
+// A verified proof, serialized for the client.
+struct ProofResult {
+  std::string proof_json, public_json;  // snarkjs proof.json / public.json
+  std::vector<uint8_t> proof_bytes;     // pi_a || pi_b || pi_c, snarkjs binary form
+  std::vector<std::string> public_signals;  // decimal
+  std::string curve;                        // snarkjs name
+};
+
+using SystemClock = std::chrono::system_clock;
+
+struct JobRecord {
+  std::string job_id, request_id, circuit_id;
+  Priority priority = Priority::kNormal;
+  JobState state = JobState::kQueued;
+  uint64_t payload_digest = 0;  // what an idempotent resubmission must match
+  SystemClock::time_point submitted{}, finished{};
+  Status error;  // FAILED: why
+  ProofTimings timings;
+  ProofResult result;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,65 @@
+#include "engine/stages.hpp"
+
+#include <limits>
+
+namespace cuzk::engine {
+
+namespace {
+
+// The pinned device, else the healthy device with the least work waiting for it.
+Device* place(Pipeline& p, const PendingProof& proof) {
+  if (proof.pinned_device) return *proof.pinned_device < p.devices.size() ? p.devices[*proof.pinned_device] : nullptr;
+  Device* best = nullptr;
+  size_t best_load = std::numeric_limits<size_t>::max();
+  for (Device* d : p.devices) {
+    if (d->poisoned()) continue;
+    size_t load = p.scheduler.device_backlog(d->index()) + d->counters().busy_workers.load();
+    if (load < best_load) {
+      best = d;
+      best_load = load;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void run_prestage_stage(Pipeline& p) {
+  while (auto next = p.scheduler.prestage().pop()) {
+    ProofPtr proof = std::move(*next);
+    proof->leave_queue();
+    if (proof->cancelled()) {
+      p.retire(std::move(proof), JobState::kCancelled, Status::ok());
+      continue;
+    }
+    auto t0 = PendingProof::Clock::now();
+    Device* device = place(p, *proof);
+    if (device == nullptr) {
+      p.fail(std::move(proof), Status(StatusCode::kUnavailable, "no healthy device to prove on"));
+      continue;
+    }
+    proof->device = device->index();
+    proof->timings.device = device->id();
+    const DeviceStageBytes need = device->stage_bytes(proof->shape);
+    auto reserved = device->memory().try_reserve(need.prestaged_path(), proof->priority);
+    if (reserved.is_ok()) {
+      Status up = device->upload_inputs(proof->key.key(), *proof->witness, *reserved);
+      if (!up.is_ok()) {
+        proof->device_memory = std::move(*reserved);
+        p.fail_on_device(std::move(proof), *device, up.with_context("upload"));
+        continue;
+      }
+      proof->device_memory = std::move(*reserved);
+    } else {
+      proof->timings.prestage_fallback = true;
+      device->counters().prestage_fallbacks++;
+    }
+    p.metrics.count("prestage", "result", proof->timings.prestage_fallback ? "fallback" : "ok");
+    proof->timings.prestage_ms = PendingProof::ms_since(t0);
+    proof->enter_queue();
+    Priority prio = proof->priority;
+    if (!p.scheduler.device(device->index()).push(std::move(proof), prio)) return;
+  }
+}
+
+}  // namespace cuzk::engine

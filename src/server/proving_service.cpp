@@ -1,0 +1,212 @@
+#include "server/proving_service.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "formats/mapped_file.hpp"
+#include "server/proto_convert.hpp"
+
+namespace cuzk::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+grpc::Status invalid(const std::string& m) { return {grpc::StatusCode::INVALID_ARGUMENT, m}; }
+
+std::span<const uint8_t> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+grpc::Status ProvingService::admit(const v1::SubmitProofRequest& req, std::span<const uint8_t> wtns,
+                                   v1::SubmitProofResponse* out) {
+  engine::SubmitRequest r;
+  r.request_id = req.request_id();
+  r.circuit_id = req.circuit_id();
+  r.priority = from_proto(req.priority());
+  r.wtns = wtns;
+  auto s = engine_.submit(r);
+  if (!s.is_ok()) return to_grpc(s.status());
+  out->set_job_id(s->job_id);
+  out->set_deduplicated(s->deduplicated);
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, const v1::SubmitProofRequest& req,
+                                          v1::SubmitProofResponse* out) {
+  switch (req.witness_case()) {
+    case v1::SubmitProofRequest::kWitnessWtns: {
+      if (req.witness_wtns().size() > limits_.max_witness_bytes) {
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED, "witness of " + std::to_string(req.witness_wtns().size()) +
+                                                          " bytes exceeds max_witness_bytes " +
+                                                          std::to_string(limits_.max_witness_bytes)};
+      }
+      return admit(req, as_bytes(req.witness_wtns()), out);
+    }
+    case v1::SubmitProofRequest::kWitnessPath: {
+      if (!limits_.allow_witness_path) {
+        return invalid("this daemon does not read witness files (allow_witness_path = false); send the bytes");
+      }
+      // Only a client on this host (the Unix socket) names files the daemon can read.
+      if (ctx->peer().rfind("unix:", 0) != 0) {
+        return invalid("witness_path is accepted on the Unix socket only; send the bytes over TCP");
+      }
+      auto file = formats::MappedFile::open(req.witness_path());
+      if (!file.is_ok()) return to_grpc(file.status());
+      if (file->bytes().size() > limits_.max_witness_bytes) {
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED, req.witness_path() + " exceeds max_witness_bytes"};
+      }
+      return admit(req, file->bytes(), out);
+    }
+    default: return invalid("no witness: set witness_wtns or witness_path");
+  }
+}
+
+grpc::Status ProvingService::SubmitProof(grpc::ServerContext* ctx, const v1::SubmitProofRequest* req,
+                                         v1::SubmitProofResponse* out) {
+  return submit_unary(ctx, *req, out);
+}
+
+grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx, grpc::ServerReader<v1::SubmitProofChunk>* reader,
+                                               v1::SubmitProofResponse* out) {
+  v1::SubmitProofChunk chunk;
+  if (!reader->Read(&chunk)) return invalid("empty stream: the first chunk must carry the request");
+  if (chunk.part_case() != v1::SubmitProofChunk::kRequest) {
+    return invalid("the first chunk must carry the request, not witness bytes");
+  }
+  v1::SubmitProofRequest req = chunk.request();
+  if (req.witness_case() != v1::SubmitProofRequest::WITNESS_NOT_SET) {
+    return submit_unary(ctx, req, out);
+  }
+  const uint64_t size = req.witness_size();
+  if (size == 0) return invalid("witness_size must give the .wtns size the chunks carry");
+  if (size > limits_.max_witness_bytes) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "witness_size " + std::to_string(size) + " exceeds max_witness_bytes " +
+                std::to_string(limits_.max_witness_bytes)};
+  }
+  std::string wtns;
+  wtns.reserve(size);
+  while (reader->Read(&chunk)) {
+    if (chunk.part_case() != v1::SubmitProofChunk::kWitnessChunk) return invalid("a second request chunk in the stream");
+    if (wtns.size() + chunk.witness_chunk().size() > size) {
+      return invalid("the stream carries more than witness_size = " + std::to_string(size) + " bytes");
+    }
+    wtns += chunk.witness_chunk();
+  }
+  if (wtns.size() != size) {
+    return invalid("truncated stream: " + std::to_string(wtns.size()) + " of witness_size = " + std::to_string(size) +
+                   " bytes arrived");
+  }
+  return admit(req, as_bytes(wtns), out);
+}
+
+grpc::Status ProvingService::await_job(grpc::ServerContext* ctx, const std::string& job_id, uint32_t timeout_ms,
+                                       v1::AwaitProofResponse* out) {
+  const bool forever = timeout_ms == 0;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    // Short slices, so a client that goes away frees its handler thread.
+    auto slice = std::chrono::milliseconds(200);
+    if (!forever) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      slice = std::max(std::chrono::milliseconds(0), std::min(slice, left));
+    }
+    auto rec = engine_.await(job_id, slice);
+    if (!rec.is_ok()) return to_grpc(rec.status());
+    if (engine::is_terminal(rec->state) || (!forever && Clock::now() >= deadline) || ctx->IsCancelled()) {
+      fill_await(*rec, *out);
+      return grpc::Status::OK;
+    }
+  }
+}
+
+grpc::Status ProvingService::AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* req,
+                                        v1::AwaitProofResponse* out) {
+  if (req->timeout_ms() == 0) {
+    auto rec = engine_.await(req->job_id(), std::chrono::milliseconds(0));
+    if (!rec.is_ok()) return to_grpc(rec.status());
+    fill_await(*rec, *out);
+    return grpc::Status::OK;
+  }
+  return await_job(ctx, req->job_id(), req->timeout_ms(), out);
+}
+
+grpc::Status ProvingService::Prove(grpc::ServerContext* ctx, const v1::ProveRequest* req, v1::AwaitProofResponse* out) {
+  v1::SubmitProofResponse submitted;
+  grpc::Status s = submit_unary(ctx, req->request(), &submitted);
+  if (!s.ok()) return s;
+  return await_job(ctx, submitted.job_id(), req->timeout_ms(), out);
+}
+
+grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* req,
+                                         v1::CancelProofResponse* out) {
+  auto before = engine_.await(req->job_id(), std::chrono::milliseconds(0));
+  if (!before.is_ok()) return to_grpc(before.status());
+  auto after = engine_.cancel(req->job_id());
+  if (!after.is_ok()) return to_grpc(after.status());
+  out->set_state(to_proto(*after));
+  out->set_cancelled(!engine::is_terminal(before->state) && *after == engine::JobState::kCancelled);
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) {
+  std::optional<engine::JobState> state;
+  switch (req->state()) {
+    case v1::JOB_STATE_QUEUED: state = engine::JobState::kQueued; break;
+    case v1::JOB_STATE_RUNNING: state = engine::JobState::kRunning; break;
+    case v1::JOB_STATE_COMPLETED: state = engine::JobState::kCompleted; break;
+    case v1::JOB_STATE_FAILED: state = engine::JobState::kFailed; break;
+    case v1::JOB_STATE_CANCELLED: state = engine::JobState::kCancelled; break;
+    default: break;
+  }
+  for (const auto& j : engine_.jobs(state, req->limit())) fill(j, *out->add_jobs());
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* out) {
+  fill(engine_.status(), *out);
+  out->set_version(limits_.version);
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* out) {
+  out->set_prometheus_text(engine_.metrics_text());
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
+                                             v1::RegisterCircuitResponse* out) {
+  auto c = engine_.register_circuit(req->circuit_id(), req->zkey_path(), req->preload());
+  if (!c.is_ok()) return to_grpc(c.status());
+  fill(*c, *out->mutable_circuit());
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::ListCircuits(grpc::ServerContext*, const v1::ListCircuitsRequest*,
+                                          v1::ListCircuitsResponse* out) {
+  for (const auto& c : engine_.circuits()) fill(c, *out->add_circuits());
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::EvictCircuit(grpc::ServerContext*, const v1::EvictCircuitRequest* req,
+                                          v1::EvictCircuitResponse* out) {
+  auto e = engine_.evict(req->circuit_id(), req->unregister());
+  if (!e.is_ok()) return to_grpc(e.status());
+  out->set_evicted(*e);
+  return grpc::Status::OK;
+}
+
+grpc::Status ProvingService::PreloadCircuit(grpc::ServerContext*, const v1::PreloadCircuitRequest* req,
+                                            v1::PreloadCircuitResponse* out) {
+  auto ms = engine_.preload(req->circuit_id());
+  if (!ms.is_ok()) return to_grpc(ms.status());
+  out->set_key_load_ms(*ms);
+  auto c = engine_.circuit(req->circuit_id());
+  if (c.is_ok()) fill(*c, *out->mutable_circuit());
+  return grpc::Status::OK;
+}
+
+}  // namespace cuzk::server

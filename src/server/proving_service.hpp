@@ -1,0 +1,52 @@
+// cuzk.v1.ProvingEngine on top of an Engine. Handlers only translate: every decision
+// (admission, scheduling, memory) is the engine's. Handlers that wait (AwaitProof, Prove)
+// wait on the job table, never on a device worker.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+#include "engine/engine.hpp"
+
+namespace cuzk::server {
+
+struct ServiceLimits {
+  uint64_t max_witness_bytes = uint64_t(1) << 30;  // larger witnesses: RESOURCE_EXHAUSTED
+  bool allow_witness_path = true;                   // accept SubmitProofRequest.witness_path
+  std::string version;
+};
+
+class ProvingService final : public v1::ProvingEngine::Service {
+ public:
+  ProvingService(engine::Engine& engine, ServiceLimits limits) : engine_(engine), limits_(std::move(limits)) {}
+
+  grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest*, v1::SubmitProofResponse*) override;
+  grpc::Status SubmitProofStream(grpc::ServerContext*, grpc::ServerReader<v1::SubmitProofChunk>*,
+                                 v1::SubmitProofResponse*) override;
+  grpc::Status AwaitProof(grpc::ServerContext*, const v1::AwaitProofRequest*, v1::AwaitProofResponse*) override;
+  grpc::Status Prove(grpc::ServerContext*, const v1::ProveRequest*, v1::AwaitProofResponse*) override;
+  grpc::Status CancelProof(grpc::ServerContext*, const v1::CancelProofRequest*, v1::CancelProofResponse*) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
+  grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse*) override;
+  grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse*) override;
+  grpc::Status RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest*,
+                               v1::RegisterCircuitResponse*) override;
+  grpc::Status ListCircuits(grpc::ServerContext*, const v1::ListCircuitsRequest*, v1::ListCircuitsResponse*) override;
+  grpc::Status EvictCircuit(grpc::ServerContext*, const v1::EvictCircuitRequest*, v1::EvictCircuitResponse*) override;
+  grpc::Status PreloadCircuit(grpc::ServerContext*, const v1::PreloadCircuitRequest*,
+                              v1::PreloadCircuitResponse*) override;
+
+ private:
+  // Admits `req` with the witness bytes `wtns` (already read from the request or stream).
+  grpc::Status admit(const v1::SubmitProofRequest& req, std::span<const uint8_t> wtns, v1::SubmitProofResponse* out);
+  grpc::Status submit_unary(grpc::ServerContext* ctx, const v1::SubmitProofRequest& req, v1::SubmitProofResponse* out);
+  // Waits for the job until `timeout_ms` (0: until it finishes or the client goes away).
+  grpc::Status await_job(grpc::ServerContext* ctx, const std::string& job_id, uint32_t timeout_ms,
+                         v1::AwaitProofResponse* out);
+
+  engine::Engine& engine_;
+  const ServiceLimits limits_;
+};
+
+}  // namespace cuzk::server

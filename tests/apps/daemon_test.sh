@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# cuzk-daemon and the cuzk client commands end to end over a private Unix socket: starts
+# with no config (and with the example config), registers and proves, bench lines, cancel,
+# evict, bad requests answered with their codes while the daemon keeps serving, /metrics
+# accepted by promtool, SIGTERM exits 0 and removes the socket, a restart serves again.
+# usage: daemon_test.sh CUZK CUZK_DAEMON EXAMPLE_CONFIG
+set -euo pipefail
+cuzk=${1:?cuzk binary}
+daemon=${2:?cuzk-daemon binary}
+example=${3:?example config}
+tmp=$(mktemp -d)
+pid=
+trap '[[ -n $pid ]] && kill -KILL $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+failures=0
+sock=$tmp/run/cuzk.sock
+
+pass() { printf 'ok    %s\n' "$*"; }
+bad() {
+  printf 'FAIL  %s\n' "$*"
+  failures=$((failures + 1))
+}
+expect() {
+  local want=$1 pattern=$2 what=$3
+  shift 3
+  local got=0
+  "$@" >"$tmp/out.txt" 2>&1 || got=$?
+  if [[ $got != "$want" ]]; then
+    bad "$what (exit $got, wanted $want): $(tail -3 "$tmp/out.txt")"
+  elif [[ -n $pattern ]] && ! grep -q -- "$pattern" "$tmp/out.txt"; then
+    bad "$what: output lacks \"$pattern\": $(tail -3 "$tmp/out.txt")"
+  else
+    pass "$what"
+  fi
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+start_daemon() {
+  port=$(free_port)
+  "$daemon" "$@" --socket "$sock" --metrics-address "127.0.0.1:$port" >>"$tmp/daemon.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  bad "daemon did not become ready: $(tail -5 "$tmp/daemon.log")"
+  return 1
+}
+stop_daemon() {
+  kill -TERM $pid
+  local rc=0
+  wait $pid || rc=$?
+  pid=
+  if [[ $rc == 0 ]]; then pass "SIGTERM: the daemon drains and exits 0"; else bad "SIGTERM: exit $rc"; fi
+  if [[ ! -e $sock ]]; then pass "the socket is removed on exit"; else bad "the socket is left behind"; fi
+}
+
+"$cuzk" setup --dev --demo 1019 --zkey "$tmp/k.zkey" --vk "$tmp/vk.json" --wtns "$tmp/w.wtns" >/dev/null 2>&1
+"$cuzk" setup --dev --demo 500 --zkey "$tmp/k2.zkey" --vk "$tmp/vk2.json" --wtns "$tmp/w2.wtns" >/dev/null 2>&1
+"$cuzk" setup --dev --demo 200 --curve bls12_381 --zkey "$tmp/kb.zkey" --vk "$tmp/vkb.json" --wtns "$tmp/wb.wtns" >/dev/null 2>&1
+head -c 3000 "$tmp/k.zkey" >"$tmp/truncated.zkey"
+c=("$cuzk" client --daemon "$sock")
+
+start_daemon
+if [[ $(stat -c %a "$sock") == 600 ]]; then pass "the socket is created 0600"; else bad "socket mode $(stat -c %a "$sock")"; fi
+expect 0 "ready" "status: ready after the self-test" "${c[@]}" status
+expect 0 "mapped" "register --preload loads the key" "${c[@]}" register small "$tmp/k.zkey" --preload
+expect 0 "OK on cpu:0" "prove: a proof through the daemon" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof "$tmp/proof.json" --public "$tmp/public.json"
+expect 0 "OK" "the daemon's proof verifies" "$cuzk" verify "$tmp/vk.json" "$tmp/public.json" "$tmp/proof.json"
+expect 0 "OK on cpu:0" "prove --by-path: the daemon reads the witness file" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --by-path --proof "$tmp/proof2.json" --priority critical
+expect 0 "existing job" "prove: the same request id returns the same job" \
+  bash -c "'$cuzk' client --daemon '$sock' prove --circuit small --wtns '$tmp/w.wtns' --request-id r1 --proof /dev/null &&
+           '$cuzk' client --daemon '$sock' prove --circuit small --wtns '$tmp/w.wtns' --request-id r1 --proof /dev/null"
+expect 0 "\[3/6\] OK" "bench --daemon prints a line per proof" \
+  "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 6 --concurrency 3
+expect 0 "steady state" "bench --daemon reports the steady-state s/proof" \
+  "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 2 --concurrency 1 --priority high
+expect 0 "COMPLETED" "jobs lists finished jobs" "${c[@]}" jobs --state completed --limit 5
+expect 1 "NOT_FOUND" "prove: an unknown circuit is NOT_FOUND" "${c[@]}" prove --circuit nope --wtns "$tmp/w.wtns"
+expect 1 "INVALID_ARGUMENT" "prove: a witness of another circuit is INVALID_ARGUMENT" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w2.wtns"
+expect 1 "INVALID_ARGUMENT" "prove: a bls12_381 witness for a bn254 key is INVALID_ARGUMENT" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/wb.wtns"
+expect 1 "INVALID_ARGUMENT" "prove: garbage is INVALID_ARGUMENT" "${c[@]}" prove --circuit small --wtns "$tmp/vk.json"
+expect 1 "INVALID_ARGUMENT" "register: a truncated zkey is INVALID_ARGUMENT" "${c[@]}" register t "$tmp/truncated.zkey"
+expect 1 "INVALID_ARGUMENT" "register: a witness is not a zkey" "${c[@]}" register t "$tmp/w.wtns"
+expect 1 "INVALID_ARGUMENT" "register: a circuit id is never a path" "${c[@]}" register ../x "$tmp/k.zkey"
+expect 1 "NOT_FOUND" "cancel: an unknown job is NOT_FOUND" "${c[@]}" cancel job-0
+expect 0 "OK on cpu:0" "the daemon keeps serving after bad requests" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+expect 0 "key dropped" "evict drops the loaded key" "${c[@]}" evict small
+expect 0 "key load" "prove after evict reloads the key" "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics.txt"
+expect 0 "cuzk_total_seconds_count" "/metrics serves the stage histograms" cat "$tmp/metrics.txt"
+if command -v promtool >/dev/null; then
+  expect 0 "" "promtool check metrics accepts /metrics" bash -c "promtool check metrics < '$tmp/metrics.txt'"
+fi
+stop_daemon
+
+# A restart on the same socket, with the example config (paths overridden by flags).
+start_daemon --config "$example"
+expect 0 "ready" "restart with the example config: ready" "${c[@]}" status
+expect 0 "OK on cpu:0" "restart: register and prove again" \
+  bash -c "'$cuzk' client --daemon '$sock' register small '$tmp/k.zkey' >/dev/null &&
+           '$cuzk' client --daemon '$sock' prove --circuit small --wtns '$tmp/w.wtns' --proof /dev/null"
+stop_daemon
+
+# TCP: TLS and a bearer token, or no TCP at all.
+if command -v openssl >/dev/null; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+    -keyout "$tmp/tls.key" -out "$tmp/tls.crt" >/dev/null 2>&1
+  echo "s3cret-token" >"$tmp/token"
+  echo "wrong-token" >"$tmp/wrong"
+  tcp=$(free_port)
+  cat >"$tmp/tcp.toml" <<TOML
+[server]
+tcp_address = "127.0.0.1:$tcp"
+tls_cert_file = "$tmp/tls.crt"
+tls_key_file = "$tmp/tls.key"
+bearer_token_file = "$tmp/token"
+TOML
+  start_daemon --config "$tmp/tcp.toml"
+  expect 0 "ready" "TCP with TLS and the bearer token: status" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" --token-file "$tmp/token" status
+  expect 1 "UNAUTHENTICATED" "TCP with a wrong bearer token: UNAUTHENTICATED" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" --token-file "$tmp/wrong" status
+  expect 1 "UNAUTHENTICATED" "TCP without a token: UNAUTHENTICATED" \
+    "$cuzk" client --daemon "localhost:$tcp" --tls-ca "$tmp/tls.crt" status
+  stop_daemon
+  printf '[server]\ntcp_address = "127.0.0.1:%s"\n' "$tcp" >"$tmp/cleartext.toml"
+  expect 1 "never served in the clear" "TCP without TLS is refused at start" \
+    "$daemon" --config "$tmp/cleartext.toml" --socket "$sock" --metrics-address ""
+fi
+
+printf '[engine]\nno_such_knob = 1\n' >"$tmp/bad.toml"
+expect 1 "no key \"no_such_knob\"" "an unknown config key is refused" "$daemon" --config "$tmp/bad.toml" --socket "$sock"
+
+if ((failures > 0)); then
+  echo "$failures checks failed"
+  exit 1
+fi
+echo "all checks passed"

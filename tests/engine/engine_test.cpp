@@ -1,0 +1,390 @@
+// The engine end to end in one process, on the CPU device: every proof verifies, priorities
+// overtake at every stage, cancellation frees memory, bad inputs fail before any work, and
+// the reference daemon's pre-staging failure replayed on a tight budget succeeds.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "engine/cpu_device.hpp"
+#include "engine/engine.hpp"
+#include "engine/key_cache.hpp"
+#include "engine/demo_keys.hpp"
+#include "formats/snarkjs_json.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::DemoKey;
+
+// A CPU device that fails the n-th call of a chosen device stage, the way a GPU fails an
+// allocation, a copy or a launch: what the engine must contain.
+class FaultInjectingDevice final : public Device {
+ public:
+  enum class Site { kUpload, kKernels, kReadBack };
+  FaultInjectingDevice(uint64_t bytes, Site site, int fail_call)
+      : Device(0, "fault:0", std::make_unique<MemoryBudget>("fault:0", bytes)),
+        inner_(0, 1, 2),
+        site_(site),
+        fail_call_(fail_call) {}
+
+  std::string name() const override { return "fault-injecting CPU device"; }
+  std::string backend_name() const override { return inner_.backend_name(); }
+  uint64_t measured_in_use() const override { return memory().in_use(); }
+  DeviceStageBytes stage_bytes(const KeyShape& key) const override { return inner_.stage_bytes(key); }
+  Status upload_inputs(const LoadedKey& k, const DecodedWitness& w, const MemoryBudget::Reservation& r) override {
+    if (hit(Site::kUpload)) return internal_error("injected copy failure");
+    return inner_.upload_inputs(k, w, r);
+  }
+  Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& k, const DecodedWitness& w, bool resident) override {
+    if (hit(Site::kKernels)) return internal_error("injected launch failure");
+    return k.prove(index(), w);
+  }
+  Status read_back(ProvedProof& p) override {
+    if (hit(Site::kReadBack)) return internal_error("injected read-back failure");
+    return inner_.read_back(p);
+  }
+  groth16::Backend<bn254::Curve>& bn254_backend() override { return inner_.bn254_backend(); }
+  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return inner_.bls12_381_backend(); }
+  ThreadPool& host_pool() override { return inner_.host_pool(); }
+
+ private:
+  bool hit(Site s) { return s == site_ && ++calls_ == fail_call_; }
+  CpuDevice inner_;
+  Site site_;
+  int fail_call_;
+  std::atomic<int> calls_{0};
+};
+
+class EngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new groth16::testing::ScratchDir();
+    small_ = new DemoKey(testing::make_demo_key<bn254::Curve>(*dir_, "small", (1 << 10) - 5));
+    bls_ = new DemoKey(testing::make_demo_key<bls12_381::Curve>(*dir_, "bls", (1 << 8) - 5));
+  }
+  static void TearDownTestSuite() {
+    delete small_;
+    delete bls_;
+    delete dir_;
+  }
+
+  // An engine on one CPU device of `device_bytes`, `workers` workers.
+  std::unique_ptr<Engine> make_engine(uint64_t device_bytes = uint64_t(1) << 32, unsigned workers = 2,
+                                      EngineConfig cfg = {}) {
+    cfg.gpu_workers_per_device = workers;
+    if (cfg.host_memory_bytes == 0) cfg.host_memory_bytes = uint64_t(1) << 32;
+    if (cfg.key_cache_bytes == 0) cfg.key_cache_bytes = uint64_t(1) << 32;
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::make_unique<CpuDevice>(0, device_bytes, 2));
+    auto e = std::make_unique<Engine>(cfg, std::move(devices), [this](LogLevel, const std::string& line) {
+      std::lock_guard lock(log_mu_);
+      log_.push_back(line);
+    });
+    auto reg = e->register_circuit("small", small_->zkey, true);
+    EXPECT_TRUE(reg.is_ok()) << reg.status().to_string();
+    return e;
+  }
+
+  static SubmitRequest request(const std::string& circuit, const std::vector<uint8_t>& wtns,
+                               Priority p = Priority::kNormal, std::string request_id = {}) {
+    SubmitRequest r;
+    r.circuit_id = circuit;
+    r.wtns = wtns;
+    r.priority = p;
+    r.request_id = std::move(request_id);
+    return r;
+  }
+
+  // The job's record once finished (fails the test on a timeout).
+  static JobRecord finished(Engine& e, const std::string& job) {
+    auto r = e.await(job, 60s);
+    EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+    EXPECT_TRUE(is_terminal(r->state)) << job_state_name(r->state);
+    return *r;
+  }
+
+  // The returned proof checks against the key's own verification key.
+  static void expect_verifies(const JobRecord& rec) {
+    ASSERT_EQ(rec.state, JobState::kCompleted) << rec.error.to_string();
+    auto zkey = formats::Zkey<bn254::Curve>::open(small_->zkey);
+    ASSERT_TRUE(zkey.is_ok());
+    const auto& h = zkey->header();
+    auto vk = groth16::make_verifying_key<bn254::Curve>(h.alpha1, h.beta2, h.gamma2, h.delta2, zkey->ic());
+    auto proof = formats::proof_from_json<bn254::Curve>(*formats::Json::parse(rec.result.proof_json), "proof");
+    ASSERT_TRUE(proof.is_ok()) << proof.status().to_string();
+    auto pub = formats::public_from_json<bn254::Fr>(*formats::Json::parse(rec.result.public_json), "public");
+    ASSERT_TRUE(pub.is_ok());
+    std::vector<bn254::Fr::Int> ints;
+    for (const auto& f : *pub) ints.push_back(f.to_canonical());
+    EXPECT_TRUE(groth16::verify<bn254::Curve>(vk, *proof, ints).is_ok());
+  }
+
+  static void wait_for_zero(const MemoryBudget& b) {
+    for (int i = 0; i < 500 && b.in_use() != 0; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(b.in_use(), 0u) << b.name();
+  }
+
+  static groth16::testing::ScratchDir* dir_;
+  static DemoKey* small_;
+  static DemoKey* bls_;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;
+};
+
+groth16::testing::ScratchDir* EngineTest::dir_ = nullptr;
+DemoKey* EngineTest::small_ = nullptr;
+DemoKey* EngineTest::bls_ = nullptr;
+
+TEST_F(EngineTest, ReturnedProofVerifiesAndCarriesStageTimings) {
+  auto e = make_engine();
+  auto s = e->submit(request("small", small_->wtns));
+  ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+  JobRecord rec = finished(*e, s->job_id);
+  expect_verifies(rec);
+  EXPECT_GT(rec.timings.gpu_compute_ms, 0);
+  EXPECT_GT(rec.timings.verify_ms, 0);
+  EXPECT_GE(rec.timings.total_ms, rec.timings.gpu_compute_ms);
+  EXPECT_EQ(rec.timings.device, "cpu:0");
+  EXPECT_EQ(rec.result.proof_bytes.size(), 64u + 128u + 64u);
+  EXPECT_EQ(rec.result.curve, "bn128");
+  wait_for_zero(e->host_memory());
+  std::lock_guard lock(log_mu_);
+  ASSERT_FALSE(log_.empty());
+  EXPECT_NE(log_.back().find("outcome=completed"), std::string::npos);
+}
+
+TEST_F(EngineTest, ManyConcurrentSubmittersAllGetVerifiedProofs) {
+  auto e = make_engine();
+  std::vector<std::thread> clients;
+  std::vector<JobRecord> results(8);
+  for (int i = 0; i < 8; ++i) {
+    clients.emplace_back([&, i] {
+      auto s = e->submit(request("small", small_->wtns));
+      ASSERT_TRUE(s.is_ok());
+      results[i] = finished(*e, s->job_id);
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (const auto& r : results) expect_verifies(r);
+  wait_for_zero(e->host_memory());
+  wait_for_zero(e->devices()[0]->memory());
+}
+
+TEST_F(EngineTest, CriticalSubmittedBehindTwentyNormalFinishesBeforeTheQueuedOnes) {
+  auto e = make_engine(uint64_t(1) << 32, 1);
+  std::vector<std::string> normal;
+  for (int i = 0; i < 20; ++i) normal.push_back(e->submit(request("small", small_->wtns))->job_id);
+  std::string critical = e->submit(request("small", small_->wtns, Priority::kCritical))->job_id;
+  JobRecord c = finished(*e, critical);
+  expect_verifies(c);
+  int after = 0;
+  for (const auto& id : normal) {
+    JobRecord n = finished(*e, id);
+    EXPECT_EQ(n.state, JobState::kCompleted);
+    if (n.finished > c.finished) ++after;
+  }
+  // At most the proofs already past the queues when it arrived finish before it.
+  EXPECT_GE(after, 15);
+}
+
+TEST_F(EngineTest, CancellingQueuedAndRunningJobsFreesTheirMemory) {
+  auto e = make_engine(uint64_t(1) << 32, 1);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(e->submit(request("small", small_->wtns))->job_id);
+  // The first is in the kernel region or about to be; the last is certainly queued.
+  auto last = e->cancel(ids.back());
+  ASSERT_TRUE(last.is_ok());
+  EXPECT_EQ(*last, JobState::kCancelled);
+  auto first = e->cancel(ids.front());
+  ASSERT_TRUE(first.is_ok());
+  for (const auto& id : ids) finished(*e, id);
+  EXPECT_EQ(finished(*e, ids.back()).state, JobState::kCancelled);
+  EXPECT_EQ(finished(*e, ids.front()).state, JobState::kCancelled);
+  EXPECT_EQ(finished(*e, ids[2]).state, JobState::kCompleted);
+  wait_for_zero(e->host_memory());
+  wait_for_zero(e->devices()[0]->memory());
+  auto again = e->cancel(ids[2]);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(*again, JobState::kCompleted);
+  EXPECT_EQ(e->cancel("job-unknown").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(EngineTest, ResubmissionUnderTheSameRequestIdReturnsTheSameJob) {
+  auto e = make_engine();
+  auto a = e->submit(request("small", small_->wtns, Priority::kNormal, "req-1"));
+  auto b = e->submit(request("small", small_->wtns, Priority::kNormal, "req-1"));
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  EXPECT_EQ(a->job_id, b->job_id);
+  EXPECT_TRUE(b->deduplicated);
+  std::vector<uint8_t> other = small_->wtns;
+  other.back() ^= 1;
+  auto c = e->submit(request("small", other, Priority::kNormal, "req-1"));
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  expect_verifies(finished(*e, a->job_id));
+}
+
+TEST_F(EngineTest, BadWitnessesAreRejectedBeforeAnyWork) {
+  auto e = make_engine();
+  auto code = [&](const std::string& circuit, const std::vector<uint8_t>& w) {
+    return e->submit(request(circuit, w)).status().code();
+  };
+  EXPECT_EQ(code("nope", small_->wtns), StatusCode::kNotFound);
+  EXPECT_EQ(code("../etc", small_->wtns), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("small", bls_->wtns), StatusCode::kInvalidArgument);  // wrong curve
+  std::vector<uint8_t> garbage(1000, 0x5a);
+  EXPECT_EQ(code("small", garbage), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> truncated(small_->wtns.begin(), small_->wtns.end() - 40);
+  EXPECT_EQ(code("small", truncated), StatusCode::kInvalidArgument);
+  auto other = testing::make_demo_key<bn254::Curve>(*dir_, "other", (1 << 9) - 5);
+  EXPECT_EQ(code("small", other.wtns), StatusCode::kInvalidArgument);  // wrong length
+  EXPECT_TRUE(e->jobs(std::nullopt, 0).empty());
+  // And it keeps serving.
+  expect_verifies(finished(*e, e->submit(request("small", small_->wtns))->job_id));
+}
+
+TEST_F(EngineTest, TruncatedOrForeignKeyFilesAreRefusedAtRegistration) {
+  auto e = make_engine();
+  auto bytes = testing::read_bytes(small_->zkey);
+  std::string truncated = dir_->file("truncated.zkey");
+  testing::write_bytes(truncated, std::vector<uint8_t>(bytes.begin(), bytes.begin() + bytes.size() / 2));
+  auto t = e->register_circuit("truncated", truncated, false);
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+  auto w = e->register_circuit("wtns-not-zkey", small_->wtns_path, false);
+  ASSERT_FALSE(w.is_ok());
+  EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(e->register_circuit("missing", dir_->file("missing.zkey"), false).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(e->circuits().size(), 1u);
+}
+
+TEST_F(EngineTest, KeyCacheEvictsTheLeastRecentlyUsedIdleKeyOnly) {
+  auto a = testing::make_demo_key<bn254::Curve>(*dir_, "lru-a", (1 << 9) - 5);
+  auto b = testing::make_demo_key<bn254::Curve>(*dir_, "lru-b", (1 << 9) - 5);
+  auto c = testing::make_demo_key<bn254::Curve>(*dir_, "lru-c", (1 << 9) - 5);
+  CpuDevice dev(0, 1 << 30, 1);
+  std::vector<Device*> devices = {&dev};
+  KeyCache probe(uint64_t(1) << 40, devices);
+  auto info = probe.register_circuit("a", a.zkey, false);
+  ASSERT_TRUE(info.is_ok());
+  KeyCache cache(2 * info->shape.key_bytes + 10, devices);
+  for (auto [id, path] : {std::pair{"a", a.zkey}, {"b", b.zkey}, {"c", c.zkey}}) {
+    ASSERT_TRUE(cache.register_circuit(id, path, false).is_ok());
+  }
+  auto la = cache.acquire("a", {});
+  ASSERT_TRUE(la.is_ok());
+  EXPECT_GT(la->load_ms(), 0);
+  { ASSERT_TRUE(cache.acquire("b", {}).is_ok()); }
+  // a is held and b idle: loading c must evict b, never a.
+  auto lc = cache.acquire("c", {});
+  ASSERT_TRUE(lc.is_ok());
+  EXPECT_EQ(cache.info("a")->tier, KeyTier::kMapped);
+  EXPECT_EQ(cache.info("b")->tier, KeyTier::kDisk);
+  EXPECT_EQ(cache.evict("a", false).status().code(), StatusCode::kFailedPrecondition);
+  la->release();
+  EXPECT_TRUE(*cache.evict("a", true));
+  EXPECT_EQ(cache.info("a").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(EngineTest, ReferenceFailureReplayedTightBudgetFallsBackAndAllSucceed) {
+  // Two workers, three proofs in flight, five proofs: the device budget holds one proof's
+  // pre-staged path plus one fallback path, so the second and third cannot pre-stage.
+  CpuDevice probe(0, 1, 1);
+  KeyShape shape;
+  shape.domain_size = 1 << 10;
+  DeviceStageBytes need = probe.stage_bytes(shape);
+  auto e = make_engine(need.prestaged_path() + need.fallback_path(), 2);
+  std::vector<std::string> ids;
+  std::vector<std::thread> clients;
+  std::mutex mu;
+  for (int c = 0; c < 3; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = c; i < 5; i += 3) {
+        auto s = e->submit(request("small", small_->wtns));
+        ASSERT_TRUE(s.is_ok());
+        JobRecord r = finished(*e, s->job_id);
+        std::lock_guard lock(mu);
+        ids.push_back(s->job_id);
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  int fallbacks = 0;
+  for (const auto& id : ids) {
+    JobRecord r = finished(*e, id);
+    expect_verifies(r);
+    fallbacks += r.timings.prestage_fallback;
+  }
+  EXPECT_EQ(ids.size(), 5u);
+  EXPECT_GE(fallbacks, 1);
+  wait_for_zero(e->devices()[0]->memory());
+  wait_for_zero(e->host_memory());
+  EXPECT_EQ(e->status().devices[0].baseline_mismatches, 0u);
+}
+
+TEST_F(EngineTest, FaultAtEachDeviceStageFailsOnlyThatJobAndMemoryReturnsToBaseline) {
+  using Site = FaultInjectingDevice::Site;
+  for (Site site : {Site::kUpload, Site::kKernels, Site::kReadBack}) {
+    EngineConfig cfg;
+    cfg.gpu_workers_per_device = 2;
+    cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::make_unique<FaultInjectingDevice>(uint64_t(1) << 32, site, 2));
+    Engine e(cfg, std::move(devices), nullptr);
+    ASSERT_TRUE(e.register_circuit("small", small_->zkey, true).is_ok());
+    for (int batch = 0; batch < 2; ++batch) {
+      std::vector<std::string> ids;
+      for (int i = 0; i < 5; ++i) ids.push_back(e.submit(request("small", small_->wtns))->job_id);
+      int failed = 0;
+      for (const auto& id : ids) {
+        JobRecord r = finished(e, id);
+        if (r.state == JobState::kFailed) {
+          ++failed;
+          EXPECT_EQ(r.error.code(), StatusCode::kInternal);
+          EXPECT_NE(r.error.message().find("injected"), std::string::npos) << r.error.message();
+        } else {
+          expect_verifies(r);
+        }
+      }
+      EXPECT_EQ(failed, batch == 0 ? 1 : 0) << "site " << int(site) << " batch " << batch;
+      wait_for_zero(e.devices()[0]->memory());
+      wait_for_zero(e.host_memory());
+    }
+    EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
+    EXPECT_EQ(e.status().devices[0].failed, 1u);
+  }
+}
+
+TEST_F(EngineTest, ProofThatCanNeverFitIsRefusedWithResourceExhausted) {
+  auto e = make_engine(1024, 1);
+  auto s = e->submit(request("small", small_->wtns));
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST_F(EngineTest, ShutdownRefusesNewWorkAndFinishesInFlightJobs) {
+  auto e = make_engine();
+  std::string id = e->submit(request("small", small_->wtns))->job_id;
+  e->shutdown(30s);
+  EXPECT_EQ(finished(*e, id).state, JobState::kCompleted);
+  EXPECT_EQ(e->submit(request("small", small_->wtns)).status().code(), StatusCode::kUnavailable);
+}
+
+TEST_F(EngineTest, SelfTestMakesTheEngineReadyAndMetricsCountIt) {
+  auto e = make_engine();
+  EXPECT_FALSE(e->ready());
+  ASSERT_TRUE(e->self_test("small", small_->wtns, 60s).is_ok());
+  EXPECT_TRUE(e->ready());
+  std::string m = e->metrics_text();
+  EXPECT_NE(m.find("cuzk_total_seconds_count 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_proofs_total{outcome=\"completed\"} 1"), std::string::npos);
+  EXPECT_NE(m.find("cuzk_ready 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cuzk::engine
