@@ -12,7 +12,7 @@
 #include "cuda/allocator.hpp"
 #include "cuda/fault.hpp"
 #include "cuda/prover/cuda_backend.hpp"
-#include "cuda_test_util.hpp"
+#include "cuda/cuda_test_util.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/demo_circuit.hpp"
@@ -31,7 +31,7 @@ template <class C>
 struct Keyed {
   using Fr = typename C::Fr;
   ScratchDir dir;
-  ThreadPool pool{std::max(2u, ThreadPool::default_threads())};
+  ThreadPool pool{std::max<size_t>(2, ThreadPool::default_threads())};
   groth16::CpuBackend<C> cpu{pool};
   std::unique_ptr<CudaBackend<C>> gpu;
   groth16::DemoCircuit<Fr> circuit;
@@ -199,7 +199,7 @@ TYPED_TEST(CudaProver, GivenZkeysProveTheSameOnBothBackends) {
   std::stringstream list(env);
   std::string item;
   int proved = 0;
-  ThreadPool pool{std::max(2u, ThreadPool::default_threads())};
+  ThreadPool pool{std::max<size_t>(2, ThreadPool::default_threads())};
   while (std::getline(list, item, ',')) {
     const size_t colon = item.find(':');
     ASSERT_NE(colon, std::string::npos) << item;
