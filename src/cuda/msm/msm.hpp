@@ -29,11 +29,15 @@ namespace cuzk::cuda {
 
 // What one run did (for benchmarks and tests).
 struct MsmStats {
+  bool profile = false;  // in: time the stages with CUDA events (adds a little host work)
   size_t ones = 0;       // scalars equal to 1
   size_t rest = 0;       // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned windows_per_group = 0;
+  // Device milliseconds per stage, when profiled: the split (and the wait for its counts),
+  // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction.
+  float split_ms = 0, ones_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0;
 };
 
 template <class G>

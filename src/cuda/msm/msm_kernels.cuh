@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -216,8 +218,8 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
   out_vals[2 * t + 1] = acc;
 }
 
-template <class G>
-__global__ void __launch_bounds__(kThreads) accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys,
+template <class G, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys,
                                                                      const uint32_t* vals, size_t count,
                                                                      size_t per_thread, unsigned c, size_t nb,
                                                                      ec::Xyzz<G>* buckets, uint32_t* out_keys,
@@ -313,6 +315,40 @@ Status reduce_rows(const ec::Xyzz<G>* in, size_t rows, size_t k, ec::Xyzz<G>* tm
   return Status::ok();
 }
 
+// Events between the stages of one run, when MsmStats::profile asks for them.
+class StageTimer {
+ public:
+  enum Stage { kSplit, kOnes, kSort, kAccumulate, kReduce, kStages };
+  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) { mark(kStages); }
+  void mark(Stage finished) {
+    if (!on_) return;
+    cudaEvent_t e = nullptr;
+    if (cudaEventCreate(&e) != cudaSuccess || cudaEventRecord(e, s_) != cudaSuccess) {
+      on_ = false;
+      return;
+    }
+    marks_.push_back({finished, e});
+  }
+  // After the stream has finished: milliseconds per stage.
+  void collect(MsmStats& st) {
+    float* out[kStages] = {&st.split_ms, &st.ones_ms, &st.sort_ms, &st.accumulate_ms, &st.reduce_ms};
+    for (size_t i = 1; on_ && i < marks_.size(); ++i) {
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second) == cudaSuccess) {
+        *out[marks_[i].first] += ms;
+      }
+    }
+  }
+  ~StageTimer() {
+    for (auto& m : marks_) (void)cudaEventDestroy(m.second);
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<std::pair<Stage, cudaEvent_t>> marks_;
+};
+
 template <class G>
 size_t group_bytes_bound(size_t m_lo, size_t m_hi, size_t bits) {
   const Plan p = make_plan(m_lo, bits);
@@ -350,12 +386,14 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   using P = ec::Xyzz<G>;
   static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
   constexpr size_t bits = G::Scalar::BITS;
+  const bool profile = stats != nullptr && stats->profile;
   if (stats != nullptr) *stats = MsmStats{};
   if (n == 0) return ec::Jacobian<G>::infinity();
   if (n >= (size_t(1) << 31)) {
     return invalid_argument("msm: " + std::to_string(n) + " points; at most 2^31 - 1 are supported");
   }
   const cudaStream_t s = stream.get();
+  StageTimer timer(profile, s);
   const uint64_t* scalars = reinterpret_cast<const uint64_t*>(d_scalars);
 
   size_t split_bytes = 0;
@@ -369,13 +407,28 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   CUZK_RETURN_IF_ERROR(copy_async(counts, sp.counts, sizeof(counts), cudaMemcpyDeviceToHost, s, "msm.counts"));
   CUZK_RETURN_IF_ERROR(stream.synchronize());
   const size_t ones = counts[0], m = counts[1];
+  timer.mark(StageTimer::kSplit);
 
+  // The ones' sum needs nothing from Pippenger: unless profiling, it runs beside it on a
+  // stream of its own (the split is complete, the host has waited for it).
+  const bool beside = ones != 0 && m != 0 && !profile;
+  std::optional<Stream> side;
+  std::optional<Event> ones_done;
+  if (beside) {
+    CUZK_ASSIGN_OR_RETURN(Stream st, Stream::create());
+    side.emplace(std::move(st));
+    CUZK_ASSIGN_OR_RETURN(Event ev, Event::create(false));
+    ones_done.emplace(std::move(ev));
+  }
   if (ones != 0) {
+    const cudaStream_t so = beside ? side->get() : s;
     const size_t threads = std::min(ones, kOnesPartials);
-    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
+    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, so>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
     CUZK_RETURN_IF_ERROR(check_launch("msm.sum_ones_kernel"));
     const size_t half = ceil_div(threads, kReduceFanIn) + 1;
-    CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, s));
+    CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, so));
+    if (beside) CUZK_RETURN_IF_ERROR(ones_done->record(*side));
+    timer.mark(StageTimer::kOnes);
   }
 
   Plan plan;
@@ -404,14 +457,21 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
       }
       CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
                                 "msm: clearing the buckets");
+      timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
       size_t per_thread = first_per_thread(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
-      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
-          d_bases, gs.keys_out, gs.vals_out, entries, per_thread, plan.c, plan.nb, gs.buckets, gs.pkeys_a,
-          gs.pvals_a, last);
+      static const int variant = [] {
+        const char* e = std::getenv("CUZK_MSM_MINBLOCKS");
+        return e ? std::atoi(e) : 1;
+      }();
+      auto kernel = variant == 4 ? accumulate_points_kernel<G, 4>
+                    : variant == 3 ? accumulate_points_kernel<G, 3>
+                                   : accumulate_points_kernel<G, 1>;
+      kernel<<<blocks_for(threads), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries, per_thread, plan.c,
+                                                      plan.nb, gs.buckets, gs.pkeys_a, gs.pvals_a, last);
       CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
       P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
@@ -427,14 +487,17 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
         cur ^= 1;
         count = 2 * threads;
       }
+      timer.mark(StageTimer::kAccumulate);
 
       bucket_segments_kernel<G><<<blocks_for(size_t(wg) * segs), kThreads, 0, s>>>(gs.buckets, plan.nb, segs, seglen,
                                                                                  wg, gs.segs);
       CUZK_RETURN_IF_ERROR(check_launch("msm.bucket_segments_kernel"));
       CUZK_RETURN_IF_ERROR(reduce_rows<G>(gs.segs, wg, segs, gs.red_a, gs.red_b, sp.results + 1 + w0, s));
+      timer.mark(StageTimer::kReduce);
     }
   }
 
+  if (beside) CUZK_RETURN_IF_ERROR(stream.wait(*ones_done));
   const size_t windows = m != 0 ? plan.windows : 0;
   std::vector<P> sums(1 + windows);
   CUZK_RETURN_IF_ERROR(
@@ -449,6 +512,7 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   }
   total += sums[0];
   if (stats != nullptr) {
+    timer.collect(*stats);
     stats->ones = ones;
     stats->rest = m;
     stats->window_bits = plan.c;

@@ -32,7 +32,7 @@ struct Row {
   unsigned log_n = 0;
   double median_ms = 0, min_ms = 0;
   size_t scratch_peak = 0, scratch_bound = 0;
-  MsmStats stats;
+  MsmStats stats, profile;
   bool ok = false;
 };
 
@@ -95,6 +95,15 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
       }
       auto t = Event::elapsed_ms(*start, *end);
       if (r > 0 && t.is_ok()) ms.push_back(*t);
+    }
+    if (ok) {
+      // One more, untimed, with the stage events on.
+      row.profile.profile = true;
+      auto res = Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, &row.profile);
+      if (!res.is_ok() || res->to_affine() != expected) {
+        row.note = "profiled run failed";
+        ok = false;
+      }
     }
     row.ok = ok && !ms.empty();
     if (row.ok) {
@@ -169,6 +178,14 @@ int run(int argc, char** argv) {
                 double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20),
                 r.ok ? "yes" : r.note.c_str());
     if (!r.ok) status = 1;
+  }
+  std::printf("\nStages of one more run of each (CUDA events; split includes the wait for its counts):\n\n");
+  std::printf("| group | scalars | n | split ms | ones ms | digits+sort ms | accumulate ms | reduce ms |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    const MsmStats& p = r.profile;
+    std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(), r.log_n,
+                p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
   }
   return status;
 }
