@@ -53,9 +53,8 @@ class Msm {
   // sum_{i < n} d_scalars[i]·d_bases[i], issued on `s`; returns once the result is on the
   // host. Both pointers are device memory; any offsets into larger arrays are the
   // caller's (e.g. scalars + first_private against bases + 0). n < 2^31.
-  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n,
-                                     const Stream& s, Reservation* scratch_from = nullptr,
-                                     MsmStats* stats = nullptr);
+  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n, const Stream& s,
+                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
 };
 
 }  // namespace cuzk::cuda
