@@ -29,11 +29,15 @@ namespace cuzk::cuda {
 
 // What one run did (for benchmarks and tests).
 struct MsmStats {
+  bool profile = false;  // in: time the stages with CUDA events (adds a little host work)
   size_t ones = 0;       // scalars equal to 1
   size_t rest = 0;       // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned windows_per_group = 0;
+  // Device milliseconds per stage, when profiled: the split (and the wait for its counts),
+  // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction.
+  float split_ms = 0, ones_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0;
 };
 
 template <class G>
@@ -49,9 +53,8 @@ class Msm {
   // sum_{i < n} d_scalars[i]·d_bases[i], issued on `s`; returns once the result is on the
   // host. Both pointers are device memory; any offsets into larger arrays are the
   // caller's (e.g. scalars + first_private against bases + 0). n < 2^31.
-  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n,
-                                     const Stream& s, Reservation* scratch_from = nullptr,
-                                     MsmStats* stats = nullptr);
+  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n, const Stream& s,
+                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
 };
 
 }  // namespace cuzk::cuda

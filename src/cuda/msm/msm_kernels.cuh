@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,13 @@
 namespace cuzk::cuda::msm_detail {
 
 constexpr unsigned kThreads = 128;
-constexpr unsigned kMaxWindows = 128;         // c >= 2 over at most 256 bits
+constexpr unsigned kMaxWindows = 128;              // c >= 2 over at most 256 bits
 constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pairs per window group
-constexpr size_t kOnesPartials = 65536;       // threads summing the scalars equal to 1
-constexpr size_t kMaxSegments = 32768;        // bucket segments per window group
+constexpr size_t kOnesPartials = 131072;           // at most this many threads sum the scalars equal to 1
+constexpr size_t kSegment = 8;                     // buckets per thread in the weighted bucket sums
+constexpr unsigned kSegmentLog = 3;
 constexpr unsigned kReduceFanIn = 16;
-constexpr unsigned kPartialsPerThread = 16;   // accumulation levels after the first
+constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
 
 inline unsigned floor_log2(size_t x) {
   unsigned r = 0;
@@ -39,14 +41,15 @@ struct Plan {
 };
 
 inline unsigned choose_window(size_t m, size_t bits) {
-  // Per window: one mixed addition per point, and ~3 (two full additions) per bucket in
-  // the running sums.
+  // Per window: one mixed addition per point, and the bucket sums at ~5 mixed additions per
+  // bucket (two full additions plus reading the bucket; measured on the H200: 4.8 at 2^22,
+  // 7 at 2^24 on BLS12-381 G1).
   const double m_eff = double(size_t(1) << floor_log2(m)) * 1.4;
   unsigned best = 2;
   double best_cost = 1e300;
   for (unsigned c = 2; c <= 20; ++c) {
     double windows = double(ceil_div(bits + 1, c));
-    double cost = windows * (m_eff + 3.0 * double(size_t(1) << (c - 1)));
+    double cost = windows * (m_eff + 5.0 * double(size_t(1) << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -77,10 +80,32 @@ inline size_t first_partials_bound(size_t entries) {
   return 2 * t;
 }
 
-// Segments per window of the bucket running sums, and their length.
-inline size_t segments_per_window(size_t nb, unsigned wg) {
-  return std::max<size_t>(1, std::min<size_t>(nb / 8, kMaxSegments / wg));
+// Blocks per SM the accumulation kernels are compiled for. Measured on the H200 with the
+// 32-bit-word field product: 3 (168 registers) beat the compiler's choice on BLS12-381 G1
+// by ~3%; on G2 and on BN254 the compiler's own choice was fastest (G2 with 4: 20% slower).
+template <class G>
+constexpr int accumulate_min_blocks() {
+  return sizeof(typename G::Base) == 48 ? 3 : 1;
 }
+
+// Points a weighted_rows() of `rows` rows of k takes from its arena (mirrors its recursion).
+inline size_t weighted_points(size_t rows, size_t k) {
+  if (k <= kSegment) return rows;
+  const size_t segs = ceil_div(k, kSegment);
+  return 2 * rows * segs + 2 * rows + 2 * rows * ceil_div(segs, kReduceFanIn) + weighted_points(rows, segs - 1);
+}
+
+// Hands out consecutive points of one region; with a null base it only counts.
+template <class P>
+struct PointArena {
+  P* base;
+  size_t used = 0;
+  P* take(size_t n) {
+    P* p = base ? base + used : nullptr;
+    used += n;
+    return p;
+  }
+};
 
 // Carves one device allocation into aligned pieces; with a null base it only measures.
 class Carver {
@@ -132,10 +157,9 @@ struct GroupScratch {
   P* buckets;
   uint32_t *pkeys_a, *pkeys_b;
   P *pvals_a, *pvals_b;
-  P *segs, *red_a, *red_b;
-  size_t red_size;
-  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t segs_n,
-               size_t rows, size_t& total) {
+  P* arena;  // the weighted bucket sums (weighted_rows)
+  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t rows, size_t nb,
+               size_t& total) {
     Carver cv(base);
     keys_in = cv.take<uint32_t>(entries);
     vals_in = cv.take<uint32_t>(entries);
@@ -150,10 +174,7 @@ struct GroupScratch {
     pvals_a = cv.take<P>(pa);
     pkeys_b = cv.take<uint32_t>(pb);
     pvals_b = cv.take<P>(pb);
-    segs = cv.take<P>(segs_n);
-    red_size = ceil_div(segs_n, kReduceFanIn) + rows;
-    red_a = cv.take<P>(red_size);
-    red_b = cv.take<P>(red_size);
+    arena = cv.take<P>(weighted_points(rows, nb));
     total = cv.used();
   }
 };
@@ -217,11 +238,10 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
 }
 
 template <class G>
-__global__ void __launch_bounds__(kThreads) accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys,
-                                                                     const uint32_t* vals, size_t count,
-                                                                     size_t per_thread, unsigned c, size_t nb,
-                                                                     ec::Xyzz<G>* buckets, uint32_t* out_keys,
-                                                                     ec::Xyzz<G>* out_vals, bool last_level) {
+__global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
+    accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
+                             size_t per_thread, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
+                             ec::Xyzz<G>* out_vals, bool last_level) {
   accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) {
                         const uint32_t v = vals[i];
@@ -232,46 +252,51 @@ __global__ void __launch_bounds__(kThreads) accumulate_points_kernel(const ec::A
 }
 
 template <class G>
-__global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(const uint32_t* keys, const ec::Xyzz<G>* vals,
-                                                                       size_t count, size_t per_thread, unsigned c,
-                                                                       size_t nb, ec::Xyzz<G>* buckets,
-                                                                       uint32_t* out_keys, ec::Xyzz<G>* out_vals,
-                                                                       bool last_level) {
+__global__ void __launch_bounds__(kThreads)
+    accumulate_partials_kernel(const uint32_t* keys, const ec::Xyzz<G>* vals, size_t count, size_t per_thread,
+                               unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
+                               bool last_level) {
   accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
 }
 
-// Segment s of window wl: sum_{lo <= b < hi} (b + 1)·bucket_b, as a running sum from the
-// top (giving sum (b - lo + 1)·bucket_b) plus lo times the segment's plain sum.
+// Segment s of row r: the elements in[r·stride + j] for j in [s·len, s·len + len) ∩ [0, k).
+// t_out gets sum (j - lo + 1)·in_j (a running sum from the top), r_out their plain sum;
+// both laid out [rows][segs].
 template <class G>
-__global__ void __launch_bounds__(kThreads) bucket_segments_kernel(const ec::Xyzz<G>* buckets, size_t nb, size_t segs,
-                                                                   size_t seglen, unsigned wg, ec::Xyzz<G>* out) {
+__global__ void __launch_bounds__(kThreads)
+    segment_sums_kernel(const ec::Xyzz<G>* in, size_t rows, size_t stride, size_t k, size_t len, size_t segs,
+                        ec::Xyzz<G>* t_out, ec::Xyzz<G>* r_out) {
   using P = ec::Xyzz<G>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= size_t(wg) * segs) return;
-  const size_t wl = t / segs, s = t % segs;
-  const size_t lo = s * seglen, hi = min(nb, lo + seglen);
-  const P* b = buckets + wl * (nb + 1);
+  if (t >= rows * segs) return;
+  const size_t r = t / segs, s = t % segs;
+  const size_t lo = s * len, hi = min(k, lo + len);
+  const P* row = in + r * stride;
   P run = P::infinity(), total = P::infinity();
   for (size_t j = hi; j-- > lo;) {
-    run = add_full<G>(run, b[j]);
+    run = add_full<G>(run, row[j]);
     total = add_full<G>(total, run);
   }
-  if (lo != 0 && !run.is_infinity()) {
-    P m = P::infinity();
-    for (int bit = 63 - __clzll((long long)lo); bit >= 0; --bit) {
-      m = dbl_full<G>(m);
-      if ((lo >> bit) & 1) m = add_full<G>(m, run);
-    }
-    total = add_full<G>(total, m);
-  }
-  out[t] = total;
+  t_out[t] = total;
+  r_out[t] = run;
+}
+
+// out[r] = a[r] + 2^shift·b[r].
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    combine_kernel(const ec::Xyzz<G>* a, const ec::Xyzz<G>* b, size_t rows, unsigned shift, ec::Xyzz<G>* out) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows) return;
+  ec::Xyzz<G> x = b[t];
+  for (unsigned i = 0; i < shift; ++i) x = dbl_full<G>(x);
+  out[t] = add_full<G>(a[t], x);
 }
 
 // out[r][j] = sum of in[r][j·f .. j·f + f) over rows of k elements.
 template <class G>
-__global__ void __launch_bounds__(kThreads) sum_rows_kernel(const ec::Xyzz<G>* in, size_t rows, size_t k, unsigned f,
-                                                            ec::Xyzz<G>* out) {
+__global__ void __launch_bounds__(kThreads)
+    sum_rows_kernel(const ec::Xyzz<G>* in, size_t rows, size_t k, unsigned f, ec::Xyzz<G>* out) {
   using P = ec::Xyzz<G>;
   const size_t kout = (k + f - 1) / f;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -284,14 +309,31 @@ __global__ void __launch_bounds__(kThreads) sum_rows_kernel(const ec::Xyzz<G>* i
 }
 
 template <class G>
-__global__ void __launch_bounds__(kThreads) sum_ones_kernel(const ec::Affine<G>* bases, const uint32_t* idx,
-                                                            size_t count, size_t threads, ec::Xyzz<G>* out) {
+__global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
+    sum_ones_kernel(const ec::Affine<G>* bases, const uint32_t* idx, size_t count, size_t threads, ec::Xyzz<G>* out) {
   using P = ec::Xyzz<G>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   P acc = P::infinity();
   for (size_t i = t; i < count; i += threads) acc += bases[idx[i]];
   out[t] = acc;
+}
+
+// Threads for the ones' sum: one full wave of the device (every thread then does the same
+// number of additions), at most kOnesPartials.
+template <class G>
+size_t ones_threads() {
+  static const size_t resident = [] {
+    int device = 0, sms = 0, blocks = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sum_ones_kernel<G>, kThreads, 0) != cudaSuccess ||
+        blocks <= 0) {
+      return kOnesPartials / 2;  // the query failed: a size that fills an H200 several times
+    }
+    return std::min(kOnesPartials, size_t(sms) * size_t(blocks) * kThreads);
+  }();
+  return resident;
 }
 
 // Reduces each of `rows` rows of k points to one, into dest[0 .. rows), through the two
@@ -313,13 +355,76 @@ Status reduce_rows(const ec::Xyzz<G>* in, size_t rows, size_t k, ec::Xyzz<G>* tm
   return Status::ok();
 }
 
+// dest[r] = sum_{j < k} (j + 1)·in[r·stride + j] for each of `rows` rows. With segments of
+// L = 2^kSegmentLog: sum = sum_s T_s + L·sum_s s·R_s (T_s, R_s: segment s's weighted and
+// plain sums), and sum_s s·R_s is the same problem over the R_s, one level smaller. No
+// thread does more than 2L additions before the next level, so every level is parallel.
+template <class G>
+Status weighted_rows(const ec::Xyzz<G>* in, size_t rows, size_t stride, size_t k, PointArena<ec::Xyzz<G>>& arena,
+                     ec::Xyzz<G>* dest, cudaStream_t s) {
+  using P = ec::Xyzz<G>;
+  if (k <= kSegment) {
+    P* plain = arena.take(rows);
+    segment_sums_kernel<G><<<blocks_for(rows), kThreads, 0, s>>>(in, rows, stride, k, k, 1, dest, plain);
+    return check_launch("msm.segment_sums_kernel");
+  }
+  const size_t segs = ceil_div(k, kSegment);
+  P* t = arena.take(rows * segs);
+  P* r = arena.take(rows * segs);
+  segment_sums_kernel<G><<<blocks_for(rows * segs), kThreads, 0, s>>>(in, rows, stride, k, kSegment, segs, t, r);
+  CUZK_RETURN_IF_ERROR(check_launch("msm.segment_sums_kernel"));
+  P* a = arena.take(rows);
+  P* b = arena.take(rows);
+  P* tmp_a = arena.take(rows * ceil_div(segs, kReduceFanIn));
+  P* tmp_b = arena.take(rows * ceil_div(segs, kReduceFanIn));
+  CUZK_RETURN_IF_ERROR(reduce_rows<G>(t, rows, segs, tmp_a, tmp_b, a, s));
+  // R_s has weight s: R_1 .. R_{segs-1} are "buckets" 0 .. segs-2.
+  CUZK_RETURN_IF_ERROR(weighted_rows<G>(r + 1, rows, segs, segs - 1, arena, b, s));
+  combine_kernel<G><<<blocks_for(rows), kThreads, 0, s>>>(a, b, rows, kSegmentLog, dest);
+  return check_launch("msm.combine_kernel");
+}
+
+// Events between the stages of one run, when MsmStats::profile asks for them.
+class StageTimer {
+ public:
+  enum Stage { kSplit, kOnes, kSort, kAccumulate, kReduce, kStages };
+  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) { mark(kStages); }
+  void mark(Stage finished) {
+    if (!on_) return;
+    cudaEvent_t e = nullptr;
+    if (cudaEventCreate(&e) != cudaSuccess || cudaEventRecord(e, s_) != cudaSuccess) {
+      on_ = false;
+      return;
+    }
+    marks_.push_back({finished, e});
+  }
+  // After the stream has finished: milliseconds per stage.
+  void collect(MsmStats& st) {
+    float* out[kStages] = {&st.split_ms, &st.ones_ms, &st.sort_ms, &st.accumulate_ms, &st.reduce_ms};
+    for (size_t i = 1; on_ && i < marks_.size(); ++i) {
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second) == cudaSuccess) {
+        *out[marks_[i].first] += ms;
+      }
+    }
+  }
+  ~StageTimer() {
+    for (auto& m : marks_) (void)cudaEventDestroy(m.second);
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<std::pair<Stage, cudaEvent_t>> marks_;
+};
+
 template <class G>
 size_t group_bytes_bound(size_t m_lo, size_t m_hi, size_t bits) {
   const Plan p = make_plan(m_lo, bits);
   const size_t entries = std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries));
   const size_t buckets = size_t(p.group) * (p.nb + 1);
   size_t total = 0;
-  GroupScratch<G>(nullptr, entries, buckets, m_hi, p.c, kMaxSegments, kMaxWindows, total);
+  GroupScratch<G>(nullptr, entries, buckets, m_hi, p.c, p.group, p.nb, total);
   return total;
 }
 
@@ -350,17 +455,20 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   using P = ec::Xyzz<G>;
   static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
   constexpr size_t bits = G::Scalar::BITS;
+  const bool profile = stats != nullptr && stats->profile;
   if (stats != nullptr) *stats = MsmStats{};
   if (n == 0) return ec::Jacobian<G>::infinity();
   if (n >= (size_t(1) << 31)) {
     return invalid_argument("msm: " + std::to_string(n) + " points; at most 2^31 - 1 are supported");
   }
   const cudaStream_t s = stream.get();
+  StageTimer timer(profile, s);
   const uint64_t* scalars = reinterpret_cast<const uint64_t*>(d_scalars);
 
   size_t split_bytes = 0;
   SplitScratch<G>(nullptr, n, split_bytes);
-  CUZK_ASSIGN_OR_RETURN(auto split_buf, DeviceBuffer<uint8_t>::allocate(split_bytes, "msm scratch (split)", scratch_from));
+  CUZK_ASSIGN_OR_RETURN(auto split_buf,
+                        DeviceBuffer<uint8_t>::allocate(split_bytes, "msm scratch (split)", scratch_from));
   SplitScratch<G> sp(split_buf.data(), n, split_bytes);
   CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(sp.results, 0, (1 + kMaxWindows) * sizeof(P), s),
                             "msm: clearing the window sums");
@@ -369,29 +477,40 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   CUZK_RETURN_IF_ERROR(copy_async(counts, sp.counts, sizeof(counts), cudaMemcpyDeviceToHost, s, "msm.counts"));
   CUZK_RETURN_IF_ERROR(stream.synchronize());
   const size_t ones = counts[0], m = counts[1];
+  timer.mark(StageTimer::kSplit);
 
+  // The ones' sum needs nothing from Pippenger: unless profiling, it runs beside it on a
+  // stream of its own (the split is complete, the host has waited for it).
+  const bool beside = ones != 0 && m != 0 && !profile;
+  std::optional<Stream> side;
+  std::optional<Event> ones_done;
+  if (beside) {
+    CUZK_ASSIGN_OR_RETURN(Stream st, Stream::create());
+    side.emplace(std::move(st));
+    CUZK_ASSIGN_OR_RETURN(Event ev, Event::create(false));
+    ones_done.emplace(std::move(ev));
+  }
   if (ones != 0) {
-    const size_t threads = std::min(ones, kOnesPartials);
-    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
+    const cudaStream_t so = beside ? side->get() : s;
+    const size_t threads = std::min(ones, ones_threads<G>());
+    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, so>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
     CUZK_RETURN_IF_ERROR(check_launch("msm.sum_ones_kernel"));
     const size_t half = ceil_div(threads, kReduceFanIn) + 1;
-    CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, s));
+    CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, so));
+    if (beside) CUZK_RETURN_IF_ERROR(ones_done->record(*side));
+    timer.mark(StageTimer::kOnes);
   }
 
   Plan plan;
   DeviceBuffer<uint8_t> group_buf;
   if (m != 0) {
     plan = make_plan(m, bits);
-    const size_t segs_per = segments_per_window(plan.nb, plan.group);
     size_t group_bytes = 0;
-    GroupScratch<G>(nullptr, plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group * segs_per,
-                    plan.group, group_bytes);
+    GroupScratch<G>(nullptr, plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group, plan.nb, group_bytes);
     CUZK_ASSIGN_OR_RETURN(group_buf,
                           DeviceBuffer<uint8_t>::allocate(group_bytes, "msm scratch (window group)", scratch_from));
-    GroupScratch<G> gs(group_buf.data(), plan.group * m, plan.group * (plan.nb + 1), m, plan.c,
-                       plan.group * segs_per, plan.group, group_bytes);
-    const size_t seglen = ceil_div(plan.nb, segs_per);
-    const size_t segs = ceil_div(plan.nb, seglen);
+    GroupScratch<G> gs(group_buf.data(), plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group, plan.nb,
+                       group_bytes);
 
     for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
       const unsigned wg = std::min(plan.group, plan.windows - w0);
@@ -404,14 +523,15 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
       }
       CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
                                 "msm: clearing the buckets");
+      timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
       size_t per_thread = first_per_thread(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
-      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
-          d_bases, gs.keys_out, gs.vals_out, entries, per_thread, plan.c, plan.nb, gs.buckets, gs.pkeys_a,
-          gs.pvals_a, last);
+      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
+                                                                           per_thread, plan.c, plan.nb, gs.buckets,
+                                                                           gs.pkeys_a, gs.pvals_a, last);
       CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
       P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
@@ -420,21 +540,22 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
       while (!last) {
         threads = ceil_div(count, kPartialsPerThread);
         last = threads == 1;
-        accumulate_partials_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
-            keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c, plan.nb, gs.buckets, keys_io[cur ^ 1],
-            vals_io[cur ^ 1], last);
+        accumulate_partials_kernel<G>
+            <<<blocks_for(threads), kThreads, 0, s>>>(keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c,
+                                                      plan.nb, gs.buckets, keys_io[cur ^ 1], vals_io[cur ^ 1], last);
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_partials_kernel"));
         cur ^= 1;
         count = 2 * threads;
       }
+      timer.mark(StageTimer::kAccumulate);
 
-      bucket_segments_kernel<G><<<blocks_for(size_t(wg) * segs), kThreads, 0, s>>>(gs.buckets, plan.nb, segs, seglen,
-                                                                                 wg, gs.segs);
-      CUZK_RETURN_IF_ERROR(check_launch("msm.bucket_segments_kernel"));
-      CUZK_RETURN_IF_ERROR(reduce_rows<G>(gs.segs, wg, segs, gs.red_a, gs.red_b, sp.results + 1 + w0, s));
+      PointArena<P> arena{gs.arena};
+      CUZK_RETURN_IF_ERROR(weighted_rows<G>(gs.buckets, wg, plan.nb + 1, plan.nb, arena, sp.results + 1 + w0, s));
+      timer.mark(StageTimer::kReduce);
     }
   }
 
+  if (beside) CUZK_RETURN_IF_ERROR(stream.wait(*ones_done));
   const size_t windows = m != 0 ? plan.windows : 0;
   std::vector<P> sums(1 + windows);
   CUZK_RETURN_IF_ERROR(
@@ -449,6 +570,7 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   }
   total += sums[0];
   if (stats != nullptr) {
+    timer.collect(*stats);
     stats->ones = ones;
     stats->rest = m;
     stats->window_bits = plan.c;

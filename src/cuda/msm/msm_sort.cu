@@ -1,7 +1,7 @@
 // CUB-based steps of the device MSM (see msm_sort.hpp).
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <string>
 
@@ -57,13 +57,13 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
 size_t classify_temp_bytes(size_t n) {
   size_t bytes = 0;
   thrust::counting_iterator<uint32_t> first(0);
-  (void)cub::DeviceSelect::If(nullptr, bytes, first, static_cast<uint32_t*>(nullptr),
-                              static_cast<uint32_t*>(nullptr), int64_t(n), ScalarIs{nullptr, true});
+  (void)cub::DeviceSelect::If(nullptr, bytes, first, static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                              int64_t(n), ScalarIs{nullptr, true});
   return bytes;
 }
 
-Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts,
-                void* temp, size_t temp_bytes, cudaStream_t s) {
+Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
+                size_t temp_bytes, cudaStream_t s) {
   thrust::counting_iterator<uint32_t> first(0);
   size_t bytes = temp_bytes;
   CUZK_CUDA_RETURN_IF_ERROR(
@@ -77,12 +77,12 @@ Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* 
   return check_launch("msm.select_rest");
 }
 
-Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
-                     unsigned wg, uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,
+                     uint32_t* keys, uint32_t* vals, cudaStream_t s) {
   if (m == 0) return Status::ok();
   constexpr unsigned kThreads = 256;
   window_digits_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, s>>>(scalars, rest_idx, m, c, w0, wg,
-                                                                                   keys, vals);
+                                                                                    keys, vals);
   return check_launch("msm.window_digits_kernel");
 }
 
@@ -94,13 +94,13 @@ size_t sort_temp_bytes(size_t m, unsigned c) {
   return bytes;
 }
 
-Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out,
-                   size_t m, unsigned c, void* temp, size_t temp_bytes, cudaStream_t s) {
+Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out, size_t m,
+                   unsigned c, void* temp, size_t temp_bytes, cudaStream_t s) {
   if (m == 0) return Status::ok();
   size_t bytes = temp_bytes;
-  CUZK_CUDA_RETURN_IF_ERROR(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out,
-                                                            int64_t(m), 0, int(c), s),
-                            "msm: sorting " + std::to_string(m) + " bucket entries");
+  CUZK_CUDA_RETURN_IF_ERROR(
+      cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, int64_t(m), 0, int(c), s),
+      "msm: sorting " + std::to_string(m) + " bucket entries");
   return check_launch("msm.sort_window");
 }
 

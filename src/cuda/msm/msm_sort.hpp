@@ -19,20 +19,20 @@ constexpr size_t kScalarLimbs = 4;
 size_t classify_temp_bytes(size_t n);
 // Indices of the scalars equal to 1 into one_idx and of those > 1 into rest_idx, both in
 // increasing order; zeros are dropped. counts[0] = ones, counts[1] = rest (device memory).
-Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts,
-                void* temp, size_t temp_bytes, cudaStream_t s);
+Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
+                size_t temp_bytes, cudaStream_t s);
 
 // Signed digits of windows [w0, w0 + wg) of c bits for the m scalars scalars[rest_idx[j]]:
 // window w of scalar j goes to entry (w - w0)·m + j with key ((w - w0) << c) | bucket and
 // value index | sign << 31, where bucket = |digit| - 1, or 2^(c-1) (a bucket nobody reads)
 // for a zero digit.
-Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
-                     unsigned wg, uint32_t* keys, uint32_t* vals, cudaStream_t s);
+Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,
+                     uint32_t* keys, uint32_t* vals, cudaStream_t s);
 
 // CUB scratch for sort_window() of m pairs on c-bit keys.
 size_t sort_temp_bytes(size_t m, unsigned c);
 // Sorts m pairs by the low c bits of their keys (the high bits are equal within a window).
-Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out,
-                   size_t m, unsigned c, void* temp, size_t temp_bytes, cudaStream_t s);
+Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out, size_t m,
+                   unsigned c, void* temp, size_t temp_bytes, cudaStream_t s);
 
 }  // namespace cuzk::cuda::msm_detail

@@ -32,7 +32,7 @@ struct Row {
   unsigned log_n = 0;
   double median_ms = 0, min_ms = 0;
   size_t scratch_peak = 0, scratch_bound = 0;
-  MsmStats stats;
+  MsmStats stats, profile;
   bool ok = false;
 };
 
@@ -96,6 +96,15 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
       auto t = Event::elapsed_ms(*start, *end);
       if (r > 0 && t.is_ok()) ms.push_back(*t);
     }
+    if (ok) {
+      // One more, untimed, with the stage events on.
+      row.profile.profile = true;
+      auto res = Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, &row.profile);
+      if (!res.is_ok() || res->to_affine() != expected) {
+        row.note = "profiled run failed";
+        ok = false;
+      }
+    }
     row.ok = ok && !ms.empty();
     if (row.ok) {
       std::sort(ms.begin(), ms.end());
@@ -147,18 +156,20 @@ int run(int argc, char** argv) {
   bench_group<bn254::G1Config>("bn254 G1",
                                {{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}},
                                max_log, runs, pool, rng, *stream, rows);
-  bench_group<bls12_381::G2Config>("bls12_381 G2",
-                                   {{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}},
-                                   max_log, runs, pool, rng, *stream, rows);
+  bench_group<bls12_381::G2Config>(
+      "bls12_381 G2", {{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, max_log,
+      runs, pool, rng, *stream, rows);
   bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
 
   std::printf("command: ");
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
-  std::printf("\ndevice: %s (%d SMs); whole Msm::run, inputs on the device, median of %d after a warm-up, CUDA "
-              "events; every timed result checked against the CPU oracle\n\n",
-              info->name.c_str(), info->sm_count, runs);
-  std::printf("| group | scalars | n | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
-              "scratch peak MiB | scratch_bytes MiB | checked |\n");
+  std::printf(
+      "\ndevice: %s (%d SMs); whole Msm::run, inputs on the device, median of %d after a warm-up, CUDA "
+      "events; every timed result checked against the CPU oracle\n\n",
+      info->name.c_str(), info->sm_count, runs);
+  std::printf(
+      "| group | scalars | n | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
+      "scratch peak MiB | scratch_bytes MiB | checked |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n");
   int status = 0;
   for (const Row& r : rows) {
@@ -166,9 +177,16 @@ int run(int argc, char** argv) {
     std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %s | %u x %u (%u) | %zu / %zu | %.0f | %.0f | %s |\n",
                 r.group.c_str(), r.mix.c_str(), r.log_n, r.median_ms, r.min_ms, r.median_ms * 1e6 / n, r.peer.c_str(),
                 r.stats.window_bits, r.stats.windows, r.stats.windows_per_group, r.stats.ones, r.stats.rest,
-                double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20),
-                r.ok ? "yes" : r.note.c_str());
+                double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20), r.ok ? "yes" : r.note.c_str());
     if (!r.ok) status = 1;
+  }
+  std::printf("\nStages of one more run of each (CUDA events; split includes the wait for its counts):\n\n");
+  std::printf("| group | scalars | n | split ms | ones ms | digits+sort ms | accumulate ms | reduce ms |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    const MsmStats& p = r.profile;
+    std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(), r.log_n,
+                p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
   }
   return status;
 }

@@ -105,9 +105,9 @@ class DeviceMsm : public ::testing::Test {
     MsmStats stats;
     const J g = gpu(bases, scalars, 0, &stats);
     const J c = cpu(bases, scalars);
-    EXPECT_EQ(g.to_affine(), c.to_affine())
-        << what << ": n = " << scalars.size() << ", ones " << stats.ones << ", rest " << stats.rest << ", c = "
-        << stats.window_bits << ", windows " << stats.windows << " in groups of " << stats.windows_per_group;
+    EXPECT_EQ(g.to_affine(), c.to_affine()) << what << ": n = " << scalars.size() << ", ones " << stats.ones
+                                            << ", rest " << stats.rest << ", c = " << stats.window_bits << ", windows "
+                                            << stats.windows << " in groups of " << stats.windows_per_group;
   }
 
   std::vector<A> prefix(size_t n) const { return {bases_->points.begin(), bases_->points.begin() + n}; }
