@@ -37,12 +37,22 @@ GTEST_SRC=${CUZK_GTEST_SOURCE_DIR:-$ROOT/.gtest}
 JOBS=${JOBS:-$(nproc)}
 COPY_TO=${CUZK_GPU_CHECK_OUT:-${OUT:-}}
 PROOF_LOGS=${CUZK_GPU_PROOF_LOGS:-16 18 20}
+# snarkjs/circom keys for cuda_prover_test, when a fixture tree travels (tests/interop/fixtures).
+if [[ -z ${CUZK_GPU_TEST_ZKEYS:-} && -d ${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtures} ]]; then
+  CUZK_GPU_TEST_ZKEYS=$(find "${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtures}" -name circuit.zkey |
+    while read -r z; do printf '%s:%s,' "$z" "$(dirname "$z")/witness.wtns"; done)
+  export CUZK_GPU_TEST_ZKEYS
+fi
 # Device tests (gtest, label gpu) and benchmarks (programs printing a markdown table).
 GPU_TESTS=(cuda_runtime_test cuda_allocator_test cuda_field_ops_test cuda_point_ops_test cuda_ntt_test
            cuda_msm_test cuda_prover_test)
 GPU_BENCHES=(cuda_arith_bench cuda_ntt_bench cuda_msm_bench)
 
 if [[ $MODE == prebuilt ]]; then
+  if [[ -f $PACKED ]]; then  # a packed archive (the device tool carries few, small files)
+    mkdir -p "${TMPDIR:-/tmp}/cuzk-gpu-pack" && tar -C "${TMPDIR:-/tmp}/cuzk-gpu-pack" -xzf "$PACKED" || exit 1
+    PACKED=$(find "${TMPDIR:-/tmp}/cuzk-gpu-pack" -name COMMIT -printf '%h\n' | head -1)
+  fi
   BIN=$(cd "$PACKED" && pwd)
   LOGS=${TMPDIR:-/tmp}/cuzk-gpu-check
 else
@@ -141,7 +151,8 @@ build_and_pack() {
   done
   git -C "$ROOT" rev-parse --short HEAD >"$PACK/COMMIT" 2>/dev/null || true
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "$(cat "$PACK/COMMIT") + local changes" >"$PACK/COMMIT"
-  say "packed into $PACK: $(du -sh "$PACK" | cut -f1)"
+  tar -C "$(dirname "$PACK")" -czf "$PACK.tgz" "$(basename "$PACK")"
+  say "packed into $PACK ($(du -sh "$PACK" | cut -f1)) and $PACK.tgz ($(du -sh "$PACK.tgz" | cut -f1)): carry the .tgz"
 }
 
 if [[ $MODE != prebuilt ]]; then
@@ -164,6 +175,8 @@ say "device: $DEVICE_LINE"
 } >"$LOGS/tests.md"
 say "device tests"
 t_all=$SECONDS
+before=$FAILED
+FAILED=0
 for x in "${GPU_TESTS[@]}"; do
   if [[ ! -x $BIN/$x ]]; then echo "| $x | - | not built | - |" >>"$LOGS/tests.md"; continue; fi
   t=$SECONDS
@@ -176,6 +189,7 @@ for x in "${GPU_TESTS[@]}"; do
 done
 grep -hE "CUZK_TEST_SEED=" "$LOGS"/cuda_*_test.log 2>/dev/null | head -1 | sed 's/^/   /'
 phase "device tests" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t_all))
+FAILED=$((FAILED | before))
 
 say "benchmarks"
 : >"$LOGS/bench-table.md"
@@ -195,6 +209,8 @@ done
 if [[ -x $BIN/cuzk ]]; then
   say "whole proofs"
   t=$SECONDS
+  before=$FAILED
+  FAILED=0
   {
     echo "| curve | constraints | backend | upload+readback | wit->abc | H | MSMs | total (median of 5) |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|"
@@ -220,6 +236,7 @@ if [[ -x $BIN/cuzk ]]; then
     done
   done
   phase "whole proofs" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t))
+  FAILED=$((FAILED | before))
 fi
 
 finish

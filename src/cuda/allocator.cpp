@@ -98,6 +98,7 @@ Status DeviceAllocator::measure(const BudgetOptions& options) {
                             "cudaMemGetInfo(device " + std::to_string(device_) + ")");
   options_ = options;
   total_ = total;
+  peak_ = allocated_ + reserved_;
   baseline_used_ = total - free_bytes;
   budget_ = free_bytes > options.safety_margin_bytes ? free_bytes - options.safety_margin_bytes : 0;
   if (options.cap_bytes != 0) budget_ = std::min(budget_, options.cap_bytes);

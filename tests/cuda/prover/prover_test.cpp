@@ -113,12 +113,21 @@ TYPED_TEST(CudaProver, KeyLargerThanTheCapIsStreamed) {
   using C = TypeParam;
   auto alloc = DeviceAllocator::for_device(0);
   ASSERT_TRUE(alloc.is_ok());
+  CudaBackendOptions o;
+  o.stream_chunk_points = 1 << 13;
+  // What the key and one proof take when resident; a cap just below it forces streaming.
+  size_t resident_need = 0;
+  {
+    Keyed<C> k;
+    ASSERT_TRUE(k.init((1u << 15) - 5, o, 9).is_ok());
+    const auto& key = k.gpu_prover->prepared();
+    ASSERT_EQ(key.placement(), "device");
+    resident_need = key.resident_bytes() + k.gpu->upload_bytes(key) + k.gpu->compute_bytes(key);
+  }
   BudgetOptions capped;
-  capped.cap_bytes = size_t(24) << 20;  // the 2^15 key's points (~13-20 MiB) plus a proof's working set do not fit
+  capped.cap_bytes = resident_need - (size_t(1) << 20);
   ASSERT_TRUE((*alloc)->configure(capped).is_ok());
   {
-    CudaBackendOptions o;
-    o.stream_chunk_points = 1 << 13;
     Keyed<C> k;
     Status st = k.init((1u << 15) - 5, o, 9);
     ASSERT_TRUE(st.is_ok()) << st.to_string();
