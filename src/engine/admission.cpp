@@ -41,7 +41,9 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   bool fits_a_device = false;
   for (Device* d : p_.devices) {
     if (r.pinned_device && d->index() != *r.pinned_device) continue;
-    fits_a_device |= d->memory().can_ever_fit(d->stage_bytes(circuit.shape).fallback_path(), r.priority);
+    const BackendBytes b = d->index() < circuit.device_bytes.size() ? circuit.device_bytes[d->index()] : BackendBytes{};
+    fits_a_device |= d->memory().can_ever_fit(d->stage_bytes(circuit.shape, b.upload, b.compute).fallback_path(),
+                                              r.priority);
   }
   if (!fits_a_device) {
     return Status(StatusCode::kResourceExhausted,

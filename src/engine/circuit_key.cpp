@@ -1,6 +1,8 @@
 #include "engine/circuit_key.hpp"
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "ec/encoding.hpp"
 #include "ff/decimal.hpp"
@@ -8,11 +10,15 @@
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/random.hpp"
 #include "groth16/verifier.hpp"
 
 namespace cuzk::engine {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 template <class C>
 struct TypedWitness final : DecodedWitness {
@@ -23,6 +29,13 @@ struct TypedWitness final : DecodedWitness {
 template <class C>
 struct TypedProof final : ProvedProof {
   groth16::ProveOutput<C> out;
+};
+
+template <class C>
+struct TypedStaged final : StagedProof {
+  std::unique_ptr<groth16::ProofJob<C>> job;
+  std::optional<groth16::MsmSums<C>> sums;
+  groth16::ProveTimings t;
 };
 
 template <class C>
@@ -52,16 +65,50 @@ class TypedKey final : public LoadedKey {
     return Status::ok();
   }
 
-  Result<std::unique_ptr<ProvedProof>> prove(size_t device, const DecodedWitness& w) const override {
-    if (device >= provers_.size()) return internal_error("no prover for device " + std::to_string(device));
-    const auto& tw = static_cast<const TypedWitness<C>&>(w);
-    CUZK_ASSIGN_OR_RETURN(auto out, provers_[device]->prove(tw.w.values));
-    auto p = std::make_unique<TypedProof<C>>();
-    const groth16::ProveTimings& t = out.timings;
-    p->timings = {t.witness_abc * 1e3, t.h * 1e3, t.msm_a * 1e3, t.msm_b1 * 1e3, t.msm_b2 * 1e3, t.msm_l * 1e3,
-                  t.msm_h * 1e3};
-    p->out = std::move(out);
-    return std::unique_ptr<ProvedProof>(std::move(p));
+  BackendBytes backend_bytes(size_t device) const override {
+    if (device >= provers_.size()) return {};
+    const auto& p = *provers_[device];
+    return {p.backend().upload_bytes(p.prepared()), p.backend().compute_bytes(p.prepared())};
+  }
+
+  Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const override {
+    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
+    auto staged = std::make_unique<TypedStaged<C>>();
+    auto t0 = Clock::now();
+    CUZK_RETURN_IF_ERROR(p->check_witness(values));
+    staged->t.witness_abc += seconds_since(t0);
+    CUZK_ASSIGN_OR_RETURN(staged->job, p->upload(values, staged->t));
+    return std::unique_ptr<StagedProof>(std::move(staged));
+  }
+
+  Status compute(size_t device, StagedProof& s) const override {
+    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    auto& staged = static_cast<TypedStaged<C>&>(s);
+    return p->compute(*staged.job, staged.t);
+  }
+
+  Status read_back(size_t device, StagedProof& s) const override {
+    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    auto& staged = static_cast<TypedStaged<C>&>(s);
+    CUZK_ASSIGN_OR_RETURN(auto sums, p->read_back(*staged.job, staged.t));
+    staged.sums = std::move(sums);
+    staged.job.reset();  // the device memory of the proof goes back now
+    return Status::ok();
+  }
+
+  Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& s, const DecodedWitness& w) const override {
+    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    auto& staged = static_cast<TypedStaged<C>&>(s);
+    if (!staged.sums) return internal_error("finalize before read_back");
+    const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
+    using Fr = typename C::Fr;
+    auto out = std::make_unique<TypedProof<C>>();
+    out->out = p->finalize(*staged.sums, values, groth16::os_random<Fr>(), groth16::os_random<Fr>());
+    const groth16::ProveTimings& t = staged.t;
+    out->timings = {t.upload * 1e3, t.witness_abc * 1e3, t.h * 1e3,     t.msm_a * 1e3,    t.msm_b1 * 1e3,
+                    t.msm_b2 * 1e3, t.msm_l * 1e3,       t.msm_h * 1e3, t.read_back * 1e3};
+    return std::unique_ptr<ProvedProof>(std::move(out));
   }
 
   Status verify(const ProvedProof& p) const override {
@@ -88,6 +135,11 @@ class TypedKey final : public LoadedKey {
   }
 
  private:
+  Result<const groth16::Prover<C>*> prover(size_t device) const {
+    if (device >= provers_.size()) return internal_error("no prover for device " + std::to_string(device));
+    return provers_[device].get();
+  }
+
   std::unique_ptr<formats::Zkey<C>> zkey_;
   std::vector<std::unique_ptr<groth16::Prover<C>>> provers_;
   groth16::VerifyingKey<C> vk_;

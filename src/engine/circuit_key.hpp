@@ -22,18 +22,31 @@ class DecodedWitness {
   virtual uint64_t bytes() const = 0;
 };
 
-// Milliseconds inside the kernel region, as the prover reports them.
+// Milliseconds of the device stages, as the backend reports them.
 struct KernelTimings {
+  double upload_ms = 0;
   double synthesis_ms = 0;  // witness checks, a = A·w, b = B·w, c = a∘b
   double ntt_h_ms = 0;
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
+  double read_back_ms = 0;
 };
 
-// A proof as the prover returned it, before verification and serialization.
+// One proof between its device stages: the backend's job, then the MSM sums.
+class StagedProof {
+ public:
+  virtual ~StagedProof() = default;
+};
+
+// A blinded proof, before verification and serialization.
 class ProvedProof {
  public:
   virtual ~ProvedProof() = default;
   KernelTimings timings;
+};
+
+// Device bytes a key's backend says one proof takes (groth16::Backend; 0 on the CPU).
+struct BackendBytes {
+  uint64_t upload = 0, compute = 0;
 };
 
 // Decodes `wtns` for a key of this shape: INVALID_ARGUMENT for the wrong curve, the wrong
@@ -50,8 +63,16 @@ class LoadedKey {
 
   const KeyShape& shape() const { return shape_; }
 
-  // The kernel region on devices[device]: the whole Groth16 prove.
-  virtual Result<std::unique_ptr<ProvedProof>> prove(size_t device, const DecodedWitness& w) const = 0;
+  virtual BackendBytes backend_bytes(size_t device) const = 0;
+  // The device stages on devices[device]. (a) checks the witness and uploads it (outside
+  // the lock, or inside on the fallback path); `w` must outlive the staged proof.
+  virtual Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const = 0;
+  // (b) the kernel region: synthesis, H, the five MSMs.
+  virtual Status compute(size_t device, StagedProof& p) const = 0;
+  // (c) the MSM sums back to the host.
+  virtual Status read_back(size_t device, StagedProof& p) const = 0;
+  // Blinds the sums with fresh r, s into the proof (host work, outside the lock).
+  virtual Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& p, const DecodedWitness& w) const = 0;
   // The three-pairing check against the key's own verification key.
   virtual Status verify(const ProvedProof& p) const = 0;
   virtual ProofResult serialize(const ProvedProof& p) const = 0;

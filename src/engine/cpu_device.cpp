@@ -2,7 +2,6 @@
 
 #include "core/thread_pool.hpp"
 #include "ec/curves.hpp"
-#include "engine/circuit_key.hpp"
 #include "groth16/backend.hpp"
 
 #include <fstream>
@@ -44,24 +43,17 @@ std::string CpuDevice::name() const {
   return "host CPU";
 }
 
-// The host prover's working set: a, b, c over the domain and the H scalars, plus the MSM
-// results. Pre-staged, a, b, c are held from pre-staging on; the fallback path holds one
-// evaluation vector less at a time, the saving a GPU gets from streaming the inputs.
-DeviceStageBytes CpuDevice::stage_bytes(const KeyShape& key) const {
+// The CPU backend reports no device bytes (it works in host memory), so the budget counts
+// the host prover's working set instead: a, b, c over the domain, held from pre-staging on,
+// and the H scalars in the kernel region; the fallback path holds them only in the region.
+DeviceStageBytes CpuDevice::stage_bytes(const KeyShape& key, uint64_t backend_upload, uint64_t backend_compute) const {
   const uint64_t n = key.domain_bytes();
   DeviceStageBytes b;
-  b.upload = 3 * n;
-  b.kernel = n;
-  b.fallback_kernel = 3 * n;
+  b.upload = backend_upload + 3 * n;
+  b.kernel = backend_compute + n;
+  b.fallback_kernel = b.upload + b.kernel - n;
   b.readback = 4096;
   return b;
-}
-
-// One path on the host: the whole prove. The budget still chose between the pre-staged and
-// the fallback reservation, which is what the engine's tests exercise without a GPU.
-Result<std::unique_ptr<ProvedProof>> CpuDevice::run_kernels(const LoadedKey& key, const DecodedWitness& w,
-                                                            bool /*inputs_resident*/) {
-  return key.prove(index(), w);
 }
 
 }  // namespace cuzk::engine

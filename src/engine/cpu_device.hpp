@@ -17,14 +17,7 @@ class CpuDevice final : public Device {
   std::string name() const override;
   std::string backend_name() const override;
   uint64_t measured_in_use() const override { return memory().in_use(); }
-  DeviceStageBytes stage_bytes(const KeyShape& key) const override;
-  // The host prover reads the witness where it lies: nothing to upload or read back.
-  Status upload_inputs(const LoadedKey&, const DecodedWitness&, const MemoryBudget::Reservation&) override {
-    return Status::ok();
-  }
-  Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& key, const DecodedWitness& w,
-                                                   bool inputs_resident) override;
-  Status read_back(ProvedProof&) override { return Status::ok(); }
+  DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload, uint64_t backend_compute) const override;
 
   groth16::Backend<bn254::Curve>& bn254_backend() override;
   groth16::Backend<bls12_381::Curve>& bls12_381_backend() override;

@@ -1,12 +1,13 @@
-// A proving device: its memory budget, the lock around its kernel region, and the three
-// device stages of one proof, each of which states its byte need before it runs:
-//   (a) upload   the proof's inputs onto the device, outside the lock (pre-staging);
-//   (b) kernel   the H pipeline and MSMs, under the device's lock;
-//   (c) readback the results back to the host, outside the lock.
-// When (a) does not fit, the proof takes the fallback path: its inputs are streamed inside
-// the kernel region, which needs fallback_kernel bytes instead of upload + kernel.
-// The CPU device runs everything on the host; a CUDA device implements the same calls on
-// its allocator and streams.
+// A proving device: its memory budget, the lock around its kernel region, its prover
+// backends, and the byte needs of the three device stages of one proof, which the engine
+// runs through the backend (groth16::Backend upload / compute / read_back):
+//   (a) upload   the witness onto the device, outside the lock (pre-staging);
+//   (b) kernel   synthesis, the H pipeline and the MSMs, under the device's lock;
+//   (c) readback the MSM sums back to the host, outside the lock.
+// When (a) does not fit when the proof is pre-staged, the proof takes the fallback path:
+// it holds no device memory while it waits, and uploads inside the kernel region, which
+// needs fallback_kernel bytes then. The CPU device runs everything on the host; a CUDA
+// device gives its backends and its allocator's budget.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "core/status.hpp"
+#include "engine/kernel_lock.hpp"
 #include "engine/key_shape.hpp"
 #include "engine/memory_budget.hpp"
 
@@ -36,10 +38,6 @@ class Backend;
 }  // namespace cuzk
 
 namespace cuzk::engine {
-
-class LoadedKey;
-class DecodedWitness;
-class ProvedProof;
 
 struct DeviceStageBytes {
   uint64_t upload = 0;           // (a): inputs resident on the device
@@ -80,20 +78,12 @@ class Device {
     return int64_t(measured_in_use()) - int64_t(memory_->in_use()) - int64_t(baseline_);
   }
 
-  virtual DeviceStageBytes stage_bytes(const KeyShape& key) const = 0;
+  // The bytes each stage reserves for a proof of `key`, given what the key's backend says
+  // upload and compute take on this device (groth16::Backend::upload_bytes/compute_bytes).
+  virtual DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload, uint64_t backend_compute) const = 0;
 
-  // (a) Outside the lock: copies the proof's inputs into the memory `reserved` stands for.
-  virtual Status upload_inputs(const LoadedKey& key, const DecodedWitness& w,
-                               const MemoryBudget::Reservation& reserved) = 0;
-  // (b) Under kernel_mutex(): the proof's kernels; `inputs_resident` says whether (a) ran
-  // (otherwise the inputs are streamed in here, the fallback path).
-  virtual Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& key, const DecodedWitness& w,
-                                                           bool inputs_resident) = 0;
-  // (c) Outside the lock: the results back in host memory.
-  virtual Status read_back(ProvedProof& proof) = 0;
-
-  // The kernel region's lock, shared by the device's workers.
-  std::mutex& kernel_mutex() { return kernel_mutex_; }
+  // The kernel region's lock, shared by the device's workers, granted by priority.
+  KernelLock& kernel_lock() { return kernel_lock_; }
 
   // The prover backend and host thread pool that proofs on this device use.
   virtual groth16::Backend<bn254::Curve>& bn254_backend() = 0;
@@ -118,7 +108,7 @@ class Device {
   std::string id_;
   std::unique_ptr<MemoryBudget> memory_;
   uint64_t baseline_ = 0;
-  std::mutex kernel_mutex_;
+  KernelLock kernel_lock_;
   DeviceCounters counters_;
 };
 

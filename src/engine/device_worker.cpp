@@ -14,9 +14,12 @@ void run_device_worker(Pipeline& p, Device& device) {
       p.retire(std::move(proof), JobState::kCancelled, Status::ok());
       continue;
     }
-    const DeviceStageBytes need = device.stage_bytes(proof->shape);
-    const bool resident = proof->device_memory.held();
+    const LoadedKey& key = proof->key.key();
+    const size_t dev = device.index();
+    const bool resident = proof->staged != nullptr;
     if (!resident) {
+      const BackendBytes b = key.backend_bytes(dev);
+      const DeviceStageBytes need = device.stage_bytes(proof->shape, b.upload, b.compute);
       auto reserved = device.memory().reserve(need.fallback_path(), proof->priority, proof->cancel.get_token());
       if (!reserved.is_ok()) {
         p.fail(std::move(proof), reserved.status());
@@ -25,36 +28,32 @@ void run_device_worker(Pipeline& p, Device& device) {
       proof->device_memory = std::move(*reserved);
     }
     device.counters().busy_workers++;
-    Result<std::unique_ptr<ProvedProof>> proved = internal_error("kernel region not run");
+    Status st;
     {
       auto waited = PendingProof::Clock::now();
-      std::lock_guard lock(device.kernel_mutex());
+      KernelLock::Guard lock(device.kernel_lock(), proof->priority);
       proof->timings.queue_wait_ms += PendingProof::ms_since(waited);  // waiting for the kernel region
       auto t0 = PendingProof::Clock::now();
-      proved = device.run_kernels(proof->key.key(), *proof->witness, resident);
+      if (!resident) {  // the fallback path: the upload inside the region
+        auto staged = key.upload(dev, *proof->witness);
+        st = staged.is_ok() ? Status::ok() : staged.status().with_context("upload");
+        if (st.is_ok()) proof->staged = std::move(*staged);
+      }
+      if (st.is_ok()) st = key.compute(dev, *proof->staged);
       proof->timings.gpu_compute_ms = PendingProof::ms_since(t0);
     }
     device.counters().busy_workers--;
-    Status st = proved.is_ok() ? device.read_back(**proved) : proved.status();
-    proof->device_memory.release();
+    if (st.is_ok()) st = key.read_back(dev, *proof->staged).with_context("read back");
     if (!st.is_ok()) {
       p.fail_on_device(std::move(proof), device, st);
       continue;
     }
+    proof->device_memory.release();
     if (proof->cancelled()) {
       p.retire(std::move(proof), JobState::kCancelled, Status::ok());
       continue;
     }
     device.counters().completed++;
-    proof->proved = std::move(*proved);
-    const KernelTimings& t = proof->proved->timings;
-    proof->timings.synthesis_ms = t.synthesis_ms;
-    proof->timings.ntt_h_ms = t.ntt_h_ms;
-    proof->timings.msm_a_ms = t.msm_a_ms;
-    proof->timings.msm_b1_ms = t.msm_b1_ms;
-    proof->timings.msm_b2_ms = t.msm_b2_ms;
-    proof->timings.msm_l_ms = t.msm_l_ms;
-    proof->timings.msm_h_ms = t.msm_h_ms;
     proof->enter_queue();
     Priority prio = proof->priority;
     if (!p.scheduler.finalize().push(std::move(proof), prio)) return;

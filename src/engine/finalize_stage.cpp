@@ -1,3 +1,4 @@
+#include "engine/circuit_key.hpp"
 #include "engine/stages.hpp"
 
 namespace cuzk::engine {
@@ -11,8 +12,25 @@ void run_finalize_stage(Pipeline& p) {
       continue;
     }
     auto t0 = PendingProof::Clock::now();
-    Status valid = proof->key.key().verify(*proof->proved);
-    proof->timings.verify_ms = PendingProof::ms_since(t0);
+    const LoadedKey& key = proof->key.key();
+    auto proved = key.finalize(proof->device, *proof->staged, *proof->witness);
+    if (!proved.is_ok()) {
+      p.fail(std::move(proof), proved.status());
+      continue;
+    }
+    proof->proved = std::move(*proved);
+    proof->staged.reset();
+    const KernelTimings& t = proof->proved->timings;
+    proof->timings.synthesis_ms = t.synthesis_ms;
+    proof->timings.ntt_h_ms = t.ntt_h_ms;
+    proof->timings.msm_a_ms = t.msm_a_ms;
+    proof->timings.msm_b1_ms = t.msm_b1_ms;
+    proof->timings.msm_b2_ms = t.msm_b2_ms;
+    proof->timings.msm_l_ms = t.msm_l_ms;
+    proof->timings.msm_h_ms = t.msm_h_ms;
+    auto v0 = PendingProof::Clock::now();
+    Status valid = key.verify(*proof->proved);
+    proof->timings.verify_ms = PendingProof::ms_since(v0);
     if (!valid.is_ok()) {
       p.metrics.count("verification_failures", "device", proof->timings.device);
       p.fail(std::move(proof), internal_error(proof->timings.device +
@@ -20,7 +38,7 @@ void run_finalize_stage(Pipeline& p) {
                                               valid.message()));
       continue;
     }
-    ProofResult result = proof->key.key().serialize(*proof->proved);
+    ProofResult result = key.serialize(*proof->proved);
     proof->timings.finalize_ms = PendingProof::ms_since(t0);
     p.retire(std::move(proof), JobState::kCompleted, Status::ok(), std::move(result));
   }

@@ -69,6 +69,7 @@ CircuitInfo KeyCache::info_locked(const std::string& id, const Entry& e) const {
   c.circuit_id = id;
   c.zkey_path = e.path;
   c.shape = e.shape;
+  c.device_bytes = e.device_bytes;
   c.tier = e.key ? KeyTier::kMapped : KeyTier::kDisk;
   c.refs = e.refs;
   return c;
@@ -130,6 +131,8 @@ Result<CircuitInfo> KeyCache::register_circuit(const std::string& id, const std:
   if (!slot) slot = std::make_shared<Entry>();
   slot->path = abs;
   slot->shape = loaded->shape();
+  slot->device_bytes.clear();
+  for (size_t d = 0; d < devices_.size(); ++d) slot->device_bytes.push_back(loaded->backend_bytes(d));
   slot->last_used = Clock::now();
   if (preload && !slot->key) {
     if (slot->shape.key_bytes > budget_) {

@@ -26,7 +26,8 @@ struct CircuitInfo {
   std::string circuit_id, zkey_path;
   KeyShape shape;
   KeyTier tier = KeyTier::kDisk;
-  uint32_t refs = 0;  // proofs holding the key now
+  uint32_t refs = 0;                       // proofs holding the key now
+  std::vector<BackendBytes> device_bytes;  // per device, what its backend says a proof takes
 };
 
 // Ok for ids of 1..128 characters from [A-Za-z0-9._-], other than "." and "..".
@@ -84,6 +85,7 @@ class KeyCache {
   struct Entry {
     std::string path;
     KeyShape shape;
+    std::vector<BackendBytes> device_bytes;
     std::shared_ptr<const LoadedKey> key;
     uint32_t refs = 0;
     bool loading = false;

@@ -32,6 +32,7 @@ struct PendingProof {
   KeyCache::Lease key;
   size_t device = 0;
   MemoryBudget::Reservation device_memory;  // pre-staging, or the fallback path's in-lock need
+  std::unique_ptr<StagedProof> staged;      // between the device stages (reads `witness`)
   std::unique_ptr<ProvedProof> proved;
 
   ProofTimings timings;

@@ -27,6 +27,7 @@ void Pipeline::fail(ProofPtr proof, Status error) {
 
 void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& error) {
   device.counters().failed++;
+  proof->staged.reset();
   proof->device_memory.release();
   StatusCode code = error.code() == StatusCode::kResourceExhausted ? error.code() : StatusCode::kInternal;
   fail(std::move(proof), Status(code, device.id() + ": " + error.message()));
@@ -71,8 +72,9 @@ void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult 
   std::string job_id = proof->job_id;
   untrack(job_id);
   PendingProof* p = proof.get();
-  p->witness.reset();
   p->proved.reset();
+  p->staged.reset();  // before the witness it reads
+  p->witness.reset();
   p->device_memory.release();
   p->host_work.release();
   p->host_witness.release();

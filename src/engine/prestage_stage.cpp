@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "engine/circuit_key.hpp"
+
 namespace cuzk::engine {
 
 namespace {
@@ -40,16 +42,18 @@ void run_prestage_stage(Pipeline& p) {
     }
     proof->device = device->index();
     proof->timings.device = device->id();
-    const DeviceStageBytes need = device->stage_bytes(proof->shape);
+    const LoadedKey& key = proof->key.key();
+    const BackendBytes b = key.backend_bytes(device->index());
+    const DeviceStageBytes need = device->stage_bytes(proof->shape, b.upload, b.compute);
     auto reserved = device->memory().try_reserve(need.prestaged_path(), proof->priority);
     if (reserved.is_ok()) {
-      Status up = device->upload_inputs(proof->key.key(), *proof->witness, *reserved);
-      if (!up.is_ok()) {
-        proof->device_memory = std::move(*reserved);
-        p.fail_on_device(std::move(proof), *device, up.with_context("upload"));
+      proof->device_memory = std::move(*reserved);
+      auto staged = key.upload(device->index(), *proof->witness);  // device stage (a), outside the lock
+      if (!staged.is_ok()) {
+        p.fail_on_device(std::move(proof), *device, staged.status().with_context("upload"));
         continue;
       }
-      proof->device_memory = std::move(*reserved);
+      proof->staged = std::move(*staged);
     } else {
       proof->timings.prestage_fallback = true;
       device->counters().prestage_fallbacks++;

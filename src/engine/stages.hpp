@@ -15,18 +15,19 @@ void run_synthesis_stage(Pipeline& p);
 
 // Picks the device (the one pinned, else the least busy healthy one) and reserves the
 // device memory of the pre-staged path; when it does not fit now, marks the proof for
-// the fallback path (prestage=fallback) instead of waiting or overcommitting. Then runs
-// device stage (a), the upload, outside the lock.
+// the fallback path (prestage=fallback) instead of waiting or overcommitting. Pre-staged,
+// it runs device stage (a), the upload, here, outside the lock.
 void run_prestage_stage(Pipeline& p);
 
 // One of a device's gpu_workers_per_device workers: reserves the fallback path's memory
 // (outside the lock, so a waiting worker holds nothing another needs), runs the kernel
-// region under the device's lock, reads back, frees the device memory and checks the
-// device against its idle baseline after a failure.
+// region (b) under the device's lock (with the upload, on the fallback path), reads back
+// (c) outside it, frees the device memory, and checks the device against its idle
+// baseline after a failure.
 void run_device_worker(Pipeline& p, Device& device);
 
-// Verifies the proof against the key's verification key (a proof that fails is never
-// returned as a success), serializes it and retires the job.
+// Blinds the MSM sums into the proof, verifies it against the key's verification key (a
+// proof that fails is never returned as a success), serializes it and retires the job.
 void run_finalize_stage(Pipeline& p);
 
 }  // namespace cuzk::engine

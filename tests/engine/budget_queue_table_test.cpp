@@ -5,6 +5,7 @@
 #include <future>
 #include <thread>
 
+#include "engine/kernel_lock.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/memory_job_table.hpp"
 #include "engine/priority_queue.hpp"
@@ -96,6 +97,28 @@ TEST(PriorityQueue, CloseDrainsThenEnds) {
   EXPECT_FALSE(q.push(8, Priority::kNormal));
   EXPECT_EQ(q.pop().value(), 7);
   EXPECT_FALSE(q.pop().has_value());
+}
+
+TEST(KernelLock, GrantsTheHighestPriorityWaiterFirst) {
+  KernelLock lock;
+  lock.lock(Priority::kNormal);
+  std::mutex mu;
+  std::vector<int> order;
+  auto waiter = [&](Priority p, int tag) {
+    return std::thread([&, p, tag] {
+      KernelLock::Guard g(lock, p);
+      std::lock_guard l(mu);
+      order.push_back(tag);
+    });
+  };
+  std::thread normal = waiter(Priority::kNormal, 1);
+  std::this_thread::sleep_for(30ms);  // the NORMAL waiter is first in line...
+  std::thread critical = waiter(Priority::kCritical, 2);
+  std::this_thread::sleep_for(30ms);
+  lock.unlock();  // ...but the CRITICAL one is served first
+  normal.join();
+  critical.join();
+  EXPECT_EQ(order, (std::vector<int>{2, 1}));
 }
 
 JobRecord job(const std::string& id, const std::string& request, uint64_t digest) {

@@ -13,6 +13,7 @@
 #include "engine/demo_keys.hpp"
 #include "formats/snarkjs_json.hpp"
 #include "formats/zkey.hpp"
+#include "groth16/backend.hpp"
 #include "groth16/verifier.hpp"
 
 namespace cuzk::engine {
@@ -21,43 +22,82 @@ namespace {
 using namespace std::chrono_literals;
 using testing::DemoKey;
 
-// A CPU device that fails the n-th call of a chosen device stage, the way a GPU fails an
-// allocation, a copy or a launch: what the engine must contain.
-class FaultInjectingDevice final : public Device {
- public:
-  enum class Site { kUpload, kKernels, kReadBack };
-  FaultInjectingDevice(uint64_t bytes, Site site, int fail_call)
-      : Device(0, "fault:0", std::make_unique<MemoryBudget>("fault:0", bytes)),
-        inner_(0, 1, 2),
-        site_(site),
-        fail_call_(fail_call) {}
+// The CPU backend, failing the n-th call of one device stage the way a GPU fails a copy,
+// a launch or a read-back: what the engine must contain.
+enum class FaultSite { kUpload, kCompute, kReadBack };
 
-  std::string name() const override { return "fault-injecting CPU device"; }
-  std::string backend_name() const override { return inner_.backend_name(); }
-  uint64_t measured_in_use() const override { return memory().in_use(); }
-  DeviceStageBytes stage_bytes(const KeyShape& key) const override { return inner_.stage_bytes(key); }
-  Status upload_inputs(const LoadedKey& k, const DecodedWitness& w, const MemoryBudget::Reservation& r) override {
-    if (hit(Site::kUpload)) return internal_error("injected copy failure");
-    return inner_.upload_inputs(k, w, r);
+template <class C>
+class FaultInjectingBackend final : public groth16::Backend<C> {
+ public:
+  using typename groth16::Backend<C>::Scalar;
+  using typename groth16::Backend<C>::Fr;
+  using typename groth16::Backend<C>::G1;
+  using typename groth16::Backend<C>::G2;
+  FaultInjectingBackend(ThreadPool& pool, FaultSite site, int fail_call)
+      : inner_(pool), site_(site), fail_call_(fail_call) {}
+
+  const char* name() const override { return "cpu with injected faults"; }
+  Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override {
+    return inner_.prepare(key);
   }
-  Result<std::unique_ptr<ProvedProof>> run_kernels(const LoadedKey& k, const DecodedWitness& w, bool resident) override {
-    if (hit(Site::kKernels)) return internal_error("injected launch failure");
-    return k.prove(index(), w);
+  size_t upload_bytes(const groth16::PreparedKey<C>& k) const override { return inner_.upload_bytes(k); }
+  size_t compute_bytes(const groth16::PreparedKey<C>& k) const override { return inner_.compute_bytes(k); }
+  Result<std::unique_ptr<groth16::ProofJob<C>>> upload(const groth16::PreparedKey<C>& k, std::span<const Scalar> w,
+                                                       groth16::ProveTimings& t) override {
+    if (hit(FaultSite::kUpload)) return internal_error("injected copy failure");
+    return inner_.upload(k, w, t);
   }
-  Status read_back(ProvedProof& p) override {
-    if (hit(Site::kReadBack)) return internal_error("injected read-back failure");
-    return inner_.read_back(p);
+  Status compute(const groth16::PreparedKey<C>& k, groth16::ProofJob<C>& job, groth16::ProveTimings& t) override {
+    if (hit(FaultSite::kCompute)) return internal_error("injected launch failure");
+    return inner_.compute(k, job, t);
   }
-  groth16::Backend<bn254::Curve>& bn254_backend() override { return inner_.bn254_backend(); }
-  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return inner_.bls12_381_backend(); }
-  ThreadPool& host_pool() override { return inner_.host_pool(); }
+  Result<groth16::MsmSums<C>> read_back(groth16::ProofJob<C>& job, groth16::ProveTimings& t) override {
+    if (hit(FaultSite::kReadBack)) return internal_error("injected read-back failure");
+    return inner_.read_back(job, t);
+  }
+  Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> b, std::span<const Scalar> s) override {
+    return inner_.msm_g1(b, s);
+  }
+  Result<ec::Jacobian<typename C::G2>> msm_g2(std::span<const G2> b, std::span<const Scalar> s) override {
+    return inner_.msm_g2(b, s);
+  }
+  Status h_poly(const poly::EvaluationDomain<Fr>& d, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                std::span<Scalar> p) override {
+    return inner_.h_poly(d, a, b, c, p);
+  }
 
  private:
-  bool hit(Site s) { return s == site_ && ++calls_ == fail_call_; }
-  CpuDevice inner_;
-  Site site_;
+  bool hit(FaultSite s) { return s == site_ && ++calls_ == fail_call_; }
+  groth16::CpuBackend<C> inner_;
+  FaultSite site_;
   int fail_call_;
   std::atomic<int> calls_{0};
+};
+
+class FaultInjectingDevice final : public Device {
+ public:
+  FaultInjectingDevice(uint64_t bytes, FaultSite site, int fail_call)
+      : Device(0, "fault:0", std::make_unique<MemoryBudget>("fault:0", bytes)),
+        pool_(2),
+        bn254_(pool_, site, fail_call),
+        bls12_381_(pool_, site, fail_call),
+        model_(0, 1, 1) {}
+
+  std::string name() const override { return "CPU device with injected faults"; }
+  std::string backend_name() const override { return bn254_.name(); }
+  uint64_t measured_in_use() const override { return memory().in_use(); }
+  DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t up, uint64_t compute) const override {
+    return model_.stage_bytes(key, up, compute);
+  }
+  groth16::Backend<bn254::Curve>& bn254_backend() override { return bn254_; }
+  groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return bls12_381_; }
+  ThreadPool& host_pool() override { return pool_; }
+
+ private:
+  ThreadPool pool_;
+  FaultInjectingBackend<bn254::Curve> bn254_;
+  FaultInjectingBackend<bls12_381::Curve> bls12_381_;
+  CpuDevice model_;  // for its byte model only
 };
 
 class EngineTest : public ::testing::Test {
@@ -297,7 +337,7 @@ TEST_F(EngineTest, ReferenceFailureReplayedTightBudgetFallsBackAndAllSucceed) {
   CpuDevice probe(0, 1, 1);
   KeyShape shape;
   shape.domain_size = 1 << 10;
-  DeviceStageBytes need = probe.stage_bytes(shape);
+  DeviceStageBytes need = probe.stage_bytes(shape, 0, 0);
   auto e = make_engine(need.prestaged_path() + need.fallback_path(), 2);
   std::vector<std::string> ids;
   std::vector<std::thread> clients;
@@ -328,8 +368,7 @@ TEST_F(EngineTest, ReferenceFailureReplayedTightBudgetFallsBackAndAllSucceed) {
 }
 
 TEST_F(EngineTest, FaultAtEachDeviceStageFailsOnlyThatJobAndMemoryReturnsToBaseline) {
-  using Site = FaultInjectingDevice::Site;
-  for (Site site : {Site::kUpload, Site::kKernels, Site::kReadBack}) {
+  for (FaultSite site : {FaultSite::kUpload, FaultSite::kCompute, FaultSite::kReadBack}) {
     EngineConfig cfg;
     cfg.gpu_workers_per_device = 2;
     cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
