@@ -28,6 +28,17 @@ Result<DeviceInfo> device_info(int ordinal) {
   info.compute_major = prop.major;
   info.compute_minor = prop.minor;
   info.total_bytes = prop.totalGlobalMem;
+  // The UUID names a GPU unambiguously, whatever order CUDA and nvidia-smi list them in.
+  static const char* hex = "0123456789abcdef";
+  info.uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    const auto b = static_cast<unsigned char>(prop.uuid.bytes[i]);
+    info.uuid += hex[b >> 4];
+    info.uuid += hex[b & 15];
+    if (i == 3 || i == 5 || i == 7 || i == 9) info.uuid += '-';
+  }
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), ordinal) == cudaSuccess) info.pci_bus_id = bus;
   return info;
 }
 

@@ -18,6 +18,8 @@ struct DeviceInfo {
   int sm_count = 0;
   int compute_major = 0, compute_minor = 0;
   size_t total_bytes = 0;
+  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
+  std::string pci_bus_id;  // "0000:18:00.0"
 };
 Result<DeviceInfo> device_info(int ordinal);
 
@@ -27,6 +29,8 @@ Status set_device(int ordinal);
 struct MemoryInfo {
   size_t free_bytes = 0;
   size_t total_bytes = 0;
+  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
+  std::string pci_bus_id;  // "0000:18:00.0"
 };
 // Free and total memory of the current device (cudaMemGetInfo).
 Result<MemoryInfo> memory_info();

@@ -33,6 +33,9 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   using G2 = ec::Affine<typename C::G2>;
 
   DeviceKey(const groth16::KeyView<C>& v, NttDomain<Fr> d) : groth16::PreparedKey<C>(v), ntt(std::move(d)) {}
+  ~DeviceKey() override {
+    if (counter) counter->fetch_sub(resident);
+  }
   std::string placement() const override { return streamed ? "streamed" : "device"; }
   size_t resident_bytes() const override { return resident; }
 
@@ -44,6 +47,7 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   DeviceBuffer<G2> b2;
   bool streamed = false;
   size_t resident = 0;
+  std::shared_ptr<std::atomic<size_t>> counter;  // the backend's resident-bytes total
 
   DeviceRows<Fr> rows(int m) const { return {row_start[m].data(), signal[m].data(), coef[m].data()}; }
 };
@@ -204,6 +208,8 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
   key->resident = key->row_start[0].size_bytes() + key->row_start[1].size_bytes() + key->signal[0].size_bytes() +
                   key->signal[1].size_bytes() + key->coef[0].size_bytes() + key->coef[1].size_bytes() +
                   NttDomain<Fr>::device_bytes(log2_exact(n)) + (key->streamed ? 0 : point_bytes);
+  key->counter = resident_;
+  resident_->fetch_add(key->resident);
   return std::unique_ptr<groth16::PreparedKey<C>>(std::move(key));
 }
 

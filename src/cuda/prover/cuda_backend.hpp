@@ -10,6 +10,7 @@
 // before it has done anything, with a kResourceExhausted Status naming the stage.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,8 @@ class CudaBackend final : public groth16::Backend<C> {
 
   const char* name() const override { return name_.c_str(); }
   int device() const { return options_.device; }
+  // Device bytes held by this backend's live prepared keys.
+  size_t resident_bytes() const { return resident_->load(); }
 
   Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override;
   size_t upload_bytes(const groth16::PreparedKey<C>& key) const override;
@@ -63,6 +66,8 @@ class CudaBackend final : public groth16::Backend<C> {
   CudaBackendOptions options_;
   ThreadPool& pool_;
   std::string name_;
+  // Shared with the prepared keys, which may outlive the backend object.
+  std::shared_ptr<std::atomic<size_t>> resident_ = std::make_shared<std::atomic<size_t>>(0);
 };
 
 // True when at least one CUDA device is usable (for --backend auto).
