@@ -16,9 +16,15 @@ Result<uint64_t> parse_bytes(const std::string& s) {
   uint64_t v = std::stoull(s.substr(0, i));
   std::string unit = s.substr(i);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
-  static const std::pair<const char*, uint64_t> units[] = {
-      {"", 1}, {"B", 1}, {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-      {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000ull}};
+  static const std::pair<const char*, uint64_t> units[] = {{"", 1},
+                                                           {"B", 1},
+                                                           {"KiB", 1ull << 10},
+                                                           {"MiB", 1ull << 20},
+                                                           {"GiB", 1ull << 30},
+                                                           {"TiB", 1ull << 40},
+                                                           {"KB", 1000},
+                                                           {"MB", 1000000},
+                                                           {"GB", 1000000000ull}};
   for (auto [name, mul] : units) {
     if (unit == name) return v * mul;
   }

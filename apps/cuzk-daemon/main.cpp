@@ -2,14 +2,14 @@
 // up the devices and the engine, registers the configured circuits, proves a self-test on
 // every device, serves gRPC and the HTTP endpoints, and on SIGTERM/SIGINT stops admitting,
 // lets jobs in flight finish within the grace period, and exits 0.
+#include <pthread.h>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
-#include <pthread.h>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "cuzk-daemon/config.hpp"
 #include "cuzk-daemon/selftest_circuit.hpp"
@@ -28,10 +28,18 @@ constexpr const char* kSelftestCircuit = "cuzk-selftest";
 engine::LogSink spdlog_sink(std::shared_ptr<spdlog::logger> log) {
   return [log](engine::LogLevel level, const std::string& line) {
     switch (level) {
-      case engine::LogLevel::kDebug: log->debug("{}", line); break;
-      case engine::LogLevel::kInfo: log->info("{}", line); break;
-      case engine::LogLevel::kWarn: log->warn("{}", line); break;
-      case engine::LogLevel::kError: log->error("{}", line); break;
+      case engine::LogLevel::kDebug:
+        log->debug("{}", line);
+        break;
+      case engine::LogLevel::kInfo:
+        log->info("{}", line);
+        break;
+      case engine::LogLevel::kWarn:
+        log->warn("{}", line);
+        break;
+      case engine::LogLevel::kError:
+        log->error("{}", line);
+        break;
     }
   };
 }
@@ -118,7 +126,8 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
   if (cfg.selftest) {
     auto t0 = std::chrono::steady_clock::now();
     auto circuit = daemon::SelftestCircuit::create(cfg.selftest_constraints);
-    Status st = circuit.is_ok() ? eng.register_circuit(kSelftestCircuit, circuit->zkey(), true).status() : circuit.status();
+    Status st =
+        circuit.is_ok() ? eng.register_circuit(kSelftestCircuit, circuit->zkey(), true).status() : circuit.status();
     if (st.is_ok()) st = eng.self_test(kSelftestCircuit, circuit->wtns(), std::chrono::minutes(5));
     if (circuit.is_ok()) (void)eng.evict(kSelftestCircuit, true);
     if (!st.is_ok()) {
@@ -146,7 +155,8 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
 int main(int argc, char** argv) {
   CLI::App app{"cuzk-daemon: the persistent Groth16 proving service (gRPC on a Unix socket, /metrics over HTTP)"};
   std::string config_path, socket, metrics, level;
-  app.add_option("-c,--config", config_path, "TOML config (default: none, built-in defaults)")->check(CLI::ExistingFile);
+  app.add_option("-c,--config", config_path, "TOML config (default: none, built-in defaults)")
+      ->check(CLI::ExistingFile);
   app.add_option("--socket", socket, "Unix socket to listen on (overrides [server] unix_socket)");
   app.add_option("--metrics-address", metrics, "host:port for /metrics, /healthz, /readyz; \"\" disables");
   app.add_option("--log-level", level, "trace, debug, info, warn, error");

@@ -21,7 +21,8 @@ Result<SelftestCircuit> SelftestCircuit::create(uint32_t constraints) {
   s.dir_ = tmpl;
   s.zkey_ = tmpl + "/selftest.zkey";
   ThreadPool pool(1);
-  CUZK_ASSIGN_OR_RETURN(auto circuit, groth16::make_demo_circuit<C::Fr>(std::max(constraints, groth16::kDemoMinConstraints), 1));
+  CUZK_ASSIGN_OR_RETURN(auto circuit,
+                        groth16::make_demo_circuit<C::Fr>(std::max(constraints, groth16::kDemoMinConstraints), 1));
   CUZK_RETURN_IF_ERROR(groth16::dev_setup<C>(circuit.r1cs, s.zkey_, pool).status());
   const std::string wtns = tmpl + "/selftest.wtns";
   CUZK_RETURN_IF_ERROR(formats::write_wtns<C::Fr>(wtns, circuit.witness));

@@ -13,7 +13,8 @@ class SelftestCircuit {
  public:
   // Writes the key and witness under a fresh private directory in $TMPDIR.
   static Result<SelftestCircuit> create(uint32_t constraints);
-  SelftestCircuit(SelftestCircuit&& o) noexcept : dir_(std::move(o.dir_)), zkey_(std::move(o.zkey_)), wtns_(std::move(o.wtns_)) {
+  SelftestCircuit(SelftestCircuit&& o) noexcept
+      : dir_(std::move(o.dir_)), zkey_(std::move(o.zkey_)), wtns_(std::move(o.wtns_)) {
     o.dir_.clear();
   }
   SelftestCircuit(const SelftestCircuit&) = delete;

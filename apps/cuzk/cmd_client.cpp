@@ -27,11 +27,16 @@ struct ClientOptions {
 
 const char* tier_name(v1::KeyTier t) {
   switch (t) {
-    case v1::KEY_TIER_DISK: return "disk";
-    case v1::KEY_TIER_MAPPED: return "mapped";
-    case v1::KEY_TIER_PINNED_HOST: return "pinned_host";
-    case v1::KEY_TIER_DEVICE: return "device";
-    default: return "unknown";
+    case v1::KEY_TIER_DISK:
+      return "disk";
+    case v1::KEY_TIER_MAPPED:
+      return "mapped";
+    case v1::KEY_TIER_PINNED_HOST:
+      return "pinned_host";
+    case v1::KEY_TIER_DEVICE:
+      return "device";
+    default:
+      return "unknown";
   }
 }
 
@@ -98,10 +103,11 @@ int prove(ClientOptions& o) {
     return 1;
   }
   const auto& t = r.timings();
-  std::printf("OK on %s in %.1f ms (queue %.1f, key load %.1f, synthesis %.1f, prestage %s, compute %.1f "
-              "[ntt/h %.1f, msm %.1f], verify %.1f)\n",
-              t.device().c_str(), t.total_ms(), t.queue_wait_ms(), t.key_load_ms(), t.synthesis_ms(),
-              t.prestage().c_str(), t.gpu_compute_ms(), t.ntt_h_ms(), t.msm_ms(), t.verify_ms());
+  std::printf(
+      "OK on %s in %.1f ms (queue %.1f, key load %.1f, synthesis %.1f, prestage %s, compute %.1f "
+      "[ntt/h %.1f, msm %.1f], verify %.1f)\n",
+      t.device().c_str(), t.total_ms(), t.queue_wait_ms(), t.key_load_ms(), t.synthesis_ms(), t.prestage().c_str(),
+      t.gpu_compute_ms(), t.ntt_h_ms(), t.msm_ms(), t.verify_ms());
   if (!o.proof_out.empty() && !write_text(o.proof_out, r.result().proof_json())) return 1;
   if (!o.public_out.empty() && !write_text(o.public_out, r.result().public_json())) return 1;
   if (o.proof_out.empty()) std::printf("%s\n", r.result().proof_json().c_str());
@@ -121,15 +127,17 @@ int status(ClientOptions& o) {
               engine::format_bytes(r.host_memory().in_flight_bytes()).c_str(),
               engine::format_bytes(r.host_memory().limit_bytes()).c_str(),
               engine::format_bytes(r.host_memory().peak_bytes()).c_str(),
-              engine::format_bytes(r.key_cache_bytes()).c_str(), engine::format_bytes(r.key_cache_limit_bytes()).c_str());
+              engine::format_bytes(r.key_cache_bytes()).c_str(),
+              engine::format_bytes(r.key_cache_limit_bytes()).c_str());
   for (const auto& d : r.devices()) {
-    std::printf("device %s: %s [%s], %u/%u workers busy, memory %s reserved, %s free of %s (baseline %s), "
-                "%llu ok, %llu failed, %llu prestage fallbacks%s\n",
-                d.id().c_str(), d.name().c_str(), d.backend().c_str(), d.busy_workers(), d.workers(),
-                engine::format_bytes(d.vram_reserved_bytes()).c_str(), engine::format_bytes(d.vram_free_bytes()).c_str(),
-                engine::format_bytes(d.vram_total_bytes()).c_str(), engine::format_bytes(d.vram_baseline_bytes()).c_str(),
-                (unsigned long long)d.proofs_completed(), (unsigned long long)d.proofs_failed(),
-                (unsigned long long)d.prestage_fallbacks(), d.poisoned() ? ", POISONED" : "");
+    std::printf(
+        "device %s: %s [%s], %u/%u workers busy, memory %s reserved, %s free of %s (baseline %s), "
+        "%llu ok, %llu failed, %llu prestage fallbacks%s\n",
+        d.id().c_str(), d.name().c_str(), d.backend().c_str(), d.busy_workers(), d.workers(),
+        engine::format_bytes(d.vram_reserved_bytes()).c_str(), engine::format_bytes(d.vram_free_bytes()).c_str(),
+        engine::format_bytes(d.vram_total_bytes()).c_str(), engine::format_bytes(d.vram_baseline_bytes()).c_str(),
+        (unsigned long long)d.proofs_completed(), (unsigned long long)d.proofs_failed(),
+        (unsigned long long)d.prestage_fallbacks(), d.poisoned() ? ", POISONED" : "");
   }
   for (const auto& q : r.queues()) {
     std::printf("queue %-10s critical %u high %u normal %u low %u\n", q.stage().c_str(), q.critical(), q.high(),
@@ -213,7 +221,8 @@ int jobs(ClientOptions& o) {
     v1::JobState st;
     std::string name = "JOB_STATE_" + o.state;
     for (auto& ch : name) ch = char(std::toupper(uint8_t(ch)));
-    if (!v1::JobState_Parse(name, &st)) return std::fprintf(stderr, "cuzk client jobs: unknown state %s\n", o.state.c_str()), 2;
+    if (!v1::JobState_Parse(name, &st))
+      return std::fprintf(stderr, "cuzk client jobs: unknown state %s\n", o.state.c_str()), 2;
     req.set_state(st);
   }
   req.set_limit(o.limit);
@@ -238,7 +247,8 @@ CLI::App* add_client_commands(CLI::App& app, int& exit_code) {
   auto on = [&exit_code, o](CLI::App* sub, int (*fn)(ClientOptions&)) {
     sub->final_callback([&exit_code, o, fn] { exit_code = fn(*o); });
   };
-  auto* p = client->add_subcommand("prove", "Prove a witness: cuzk client prove --circuit ID --wtns W.wtns [--proof P --public Q]");
+  auto* p = client->add_subcommand(
+      "prove", "Prove a witness: cuzk client prove --circuit ID --wtns W.wtns [--proof P --public Q]");
   p->add_option("--circuit", o->circuit, "registered circuit id")->required();
   p->add_option("--wtns", o->wtns, "witness (.wtns)")->required();
   p->add_option("--proof", o->proof_out, "proof.json to write (default: print)");

@@ -29,8 +29,9 @@ void print_memory(DaemonClient& c, const char* when) {
   if (!c.stub().GetStatus(ctx.get(), {}, &r).ok()) return;
   for (const auto& d : r.devices()) {
     std::printf("memory %-6s %s: %s reserved, %s free of %s (idle baseline %s)\n", when, d.id().c_str(),
-                engine::format_bytes(d.vram_reserved_bytes()).c_str(), engine::format_bytes(d.vram_free_bytes()).c_str(),
-                engine::format_bytes(d.vram_total_bytes()).c_str(), engine::format_bytes(d.vram_baseline_bytes()).c_str());
+                engine::format_bytes(d.vram_reserved_bytes()).c_str(),
+                engine::format_bytes(d.vram_free_bytes()).c_str(), engine::format_bytes(d.vram_total_bytes()).c_str(),
+                engine::format_bytes(d.vram_baseline_bytes()).c_str());
   }
   std::printf("memory %-6s host: %s in flight of %s\n", when,
               engine::format_bytes(r.host_memory().in_flight_bytes()).c_str(),
@@ -49,7 +50,8 @@ double percentile(std::vector<double> v, double q) {
 int cmd_bench_daemon(const DaemonBenchArgs& a) {
   auto prio = engine::parse_priority(a.priority);
   if (!prio) return std::fprintf(stderr, "cuzk bench: unknown priority %s\n", a.priority.c_str()), 2;
-  if (a.count < 1 || a.concurrency < 1) return std::fprintf(stderr, "cuzk bench: --count and --concurrency must be >= 1\n"), 2;
+  if (a.count < 1 || a.concurrency < 1)
+    return std::fprintf(stderr, "cuzk bench: --count and --concurrency must be >= 1\n"), 2;
   auto client = DaemonClient::connect({a.daemon, a.token_file, a.tls_ca_file});
   if (!client.is_ok()) return fail(client.status(), "bench");
 
@@ -66,7 +68,8 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
     v1::RegisterCircuitResponse r;
     auto ctx = client->context();
     grpc::Status s = client->stub().RegisterCircuit(ctx.get(), req, &r);
-    if (!s.ok()) return std::fprintf(stderr, "cuzk bench: register %s: %s\n", a.circuit.c_str(), describe(s).c_str()), 1;
+    if (!s.ok())
+      return std::fprintf(stderr, "cuzk bench: register %s: %s\n", a.circuit.c_str(), describe(s).c_str()), 1;
     std::printf("registered the demo circuit as \"%s\": %s (%u wires, domain %u)\n", a.circuit.c_str(),
                 files->zkey.c_str(), r.circuit().n_vars(), r.circuit().domain_size());
     wtns_path = files->wtns;
@@ -109,7 +112,8 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
         if (!s.ok()) {
           error = describe(s);
         } else if (r.outcome() != v1::AwaitProofResponse::COMPLETED) {
-          error = v1::AwaitProofResponse::Outcome_Name(r.outcome()) + (r.job().error().empty() ? "" : ": " + r.job().error());
+          error = v1::AwaitProofResponse::Outcome_Name(r.outcome()) +
+                  (r.job().error().empty() ? "" : ": " + r.job().error());
         }
       }
       double secs = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -15,9 +15,9 @@
 namespace cuzk::app {
 
 struct DaemonAddress {
-  std::string address;     // socket path, unix:path or host:port; empty: the default socket
-  std::string token_file;  // bearer token (TCP)
-  std::string tls_ca_file; // CA that signed the daemon's certificate (TCP)
+  std::string address;      // socket path, unix:path or host:port; empty: the default socket
+  std::string token_file;   // bearer token (TCP)
+  std::string tls_ca_file;  // CA that signed the daemon's certificate (TCP)
 };
 
 class DaemonClient {
@@ -30,7 +30,8 @@ class DaemonClient {
   std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds deadline = std::chrono::milliseconds(0)) const;
 
   // SubmitProof with the witness bytes: one message when small, a chunked stream otherwise.
-  grpc::Status submit(const v1::SubmitProofRequest& header, std::span<const uint8_t> wtns, v1::SubmitProofResponse* out);
+  grpc::Status submit(const v1::SubmitProofRequest& header, std::span<const uint8_t> wtns,
+                      v1::SubmitProofResponse* out);
 
  private:
   std::shared_ptr<grpc::Channel> channel_;

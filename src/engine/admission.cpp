@@ -42,12 +42,13 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   for (Device* d : p_.devices) {
     if (r.pinned_device && d->index() != *r.pinned_device) continue;
     const BackendBytes b = d->index() < circuit.device_bytes.size() ? circuit.device_bytes[d->index()] : BackendBytes{};
-    fits_a_device |= d->memory().can_ever_fit(d->stage_bytes(circuit.shape, b.upload, b.compute).fallback_path(),
-                                              r.priority);
+    fits_a_device |=
+        d->memory().can_ever_fit(d->stage_bytes(circuit.shape, b.upload, b.compute).fallback_path(), r.priority);
   }
   if (!fits_a_device) {
-    return Status(StatusCode::kResourceExhausted,
-                  "circuit " + r.circuit_id + ": a proof does not fit the memory of any device, even without pre-staging");
+    return Status(
+        StatusCode::kResourceExhausted,
+        "circuit " + r.circuit_id + ": a proof does not fit the memory of any device, even without pre-staging");
   }
 
   JobRecord rec;

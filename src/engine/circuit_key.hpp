@@ -72,7 +72,8 @@ class LoadedKey {
   // (c) the MSM sums back to the host.
   virtual Status read_back(size_t device, StagedProof& p) const = 0;
   // Blinds the sums with fresh r, s into the proof (host work, outside the lock).
-  virtual Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& p, const DecodedWitness& w) const = 0;
+  virtual Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& p,
+                                                        const DecodedWitness& w) const = 0;
   // The three-pairing check against the key's own verification key.
   virtual Status verify(const ProvedProof& p) const = 0;
   virtual ProofResult serialize(const ProvedProof& p) const = 0;

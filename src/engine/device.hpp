@@ -80,7 +80,8 @@ class Device {
 
   // The bytes each stage reserves for a proof of `key`, given what the key's backend says
   // upload and compute take on this device (groth16::Backend::upload_bytes/compute_bytes).
-  virtual DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload, uint64_t backend_compute) const = 0;
+  virtual DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload,
+                                       uint64_t backend_compute) const = 0;
 
   // The kernel region's lock, shared by the device's workers, granted by priority.
   KernelLock& kernel_lock() { return kernel_lock_; }

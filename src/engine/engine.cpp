@@ -35,14 +35,16 @@ Engine::Engine(EngineConfig config, std::vector<std::unique_ptr<Device>> devices
       scheduler_(owned_devices_.size(), config_.queue_capacity),
       pipeline_(config_, raw(owned_devices_), host_, keys_, *jobs_, scheduler_, metrics_, std::move(log)),
       admission_(pipeline_) {
-  for (unsigned i = 0; i < config_.synthesis_threads; ++i) synthesis_.emplace_back([this] { run_synthesis_stage(pipeline_); });
+  for (unsigned i = 0; i < config_.synthesis_threads; ++i)
+    synthesis_.emplace_back([this] { run_synthesis_stage(pipeline_); });
   prestage_.emplace_back([this] { run_prestage_stage(pipeline_); });
   for (Device* d : pipeline_.devices) {
     for (unsigned w = 0; w < config_.gpu_workers_per_device; ++w) {
       device_workers_.emplace_back([this, d] { run_device_worker(pipeline_, *d); });
     }
   }
-  for (unsigned i = 0; i < config_.finalize_threads; ++i) finalize_.emplace_back([this] { run_finalize_stage(pipeline_); });
+  for (unsigned i = 0; i < config_.finalize_threads; ++i)
+    finalize_.emplace_back([this] { run_finalize_stage(pipeline_); });
 }
 
 Engine::~Engine() { shutdown(std::chrono::milliseconds(0)); }
@@ -152,7 +154,8 @@ void Engine::shutdown(std::chrono::milliseconds grace) {
   for (const JobRecord& j : jobs_->list(std::nullopt, 0)) {
     if (!is_terminal(j.state)) {
       if (ProofPtr p = pipeline_.find(j.job_id)) p->cancel.request_stop();
-      jobs_->finish(j.job_id, JobState::kFailed, Status(StatusCode::kUnavailable, "the daemon shut down"), j.timings, {});
+      jobs_->finish(j.job_id, JobState::kFailed, Status(StatusCode::kUnavailable, "the daemon shut down"), j.timings,
+                    {});
     }
   }
   auto stop = [](ProofQueue& q, std::vector<std::thread>& threads) {

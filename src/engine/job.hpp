@@ -18,11 +18,16 @@ inline bool is_terminal(JobState s) {
 }
 inline const char* job_state_name(JobState s) {
   switch (s) {
-    case JobState::kQueued: return "QUEUED";
-    case JobState::kRunning: return "RUNNING";
-    case JobState::kCompleted: return "COMPLETED";
-    case JobState::kFailed: return "FAILED";
-    case JobState::kCancelled: return "CANCELLED";
+    case JobState::kQueued:
+      return "QUEUED";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kCompleted:
+      return "COMPLETED";
+    case JobState::kFailed:
+      return "FAILED";
+    case JobState::kCancelled:
+      return "CANCELLED";
   }
   return "QUEUED";
 }
@@ -41,8 +46,8 @@ struct ProofTimings {
 
 // A verified proof, serialized for the client.
 struct ProofResult {
-  std::string proof_json, public_json;  // snarkjs proof.json / public.json
-  std::vector<uint8_t> proof_bytes;     // pi_a || pi_b || pi_c, snarkjs binary form
+  std::string proof_json, public_json;      // snarkjs proof.json / public.json
+  std::vector<uint8_t> proof_bytes;         // pi_a || pi_b || pi_c, snarkjs binary form
   std::vector<std::string> public_signals;  // decimal
   std::string curve;                        // snarkjs name
 };

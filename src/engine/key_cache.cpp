@@ -12,10 +12,14 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 const char* key_tier_name(KeyTier t) {
   switch (t) {
-    case KeyTier::kDisk: return "disk";
-    case KeyTier::kMapped: return "mapped";
-    case KeyTier::kPinnedHost: return "pinned_host";
-    case KeyTier::kDevice: return "device";
+    case KeyTier::kDisk:
+      return "disk";
+    case KeyTier::kMapped:
+      return "mapped";
+    case KeyTier::kPinnedHost:
+      return "pinned_host";
+    case KeyTier::kDevice:
+      return "device";
   }
   return "disk";
 }
@@ -25,8 +29,8 @@ Status check_circuit_id(const std::string& id) {
     return invalid_argument("circuit id \"" + id + "\" must be 1 to 128 characters, not \".\" or \"..\"");
   }
   for (char c : id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return invalid_argument("circuit id \"" + id + "\" may hold only letters, digits, '.', '_' and '-'");
   }
   return Status::ok();
@@ -122,7 +126,8 @@ Result<CircuitInfo> KeyCache::register_circuit(const std::string& id, const std:
   if (!std::filesystem::exists(abs, ec)) return not_found("circuit " + id + ": no such key file " + abs);
   auto key = LoadedKey::load(abs, devices_);
   if (!key.is_ok()) {
-    StatusCode code = key.status().code() == StatusCode::kNotFound ? StatusCode::kNotFound : StatusCode::kInvalidArgument;
+    StatusCode code =
+        key.status().code() == StatusCode::kNotFound ? StatusCode::kNotFound : StatusCode::kInvalidArgument;
     return Status(code, "circuit " + id + ": " + key.status().message());
   }
   std::shared_ptr<const LoadedKey> loaded = std::move(*key);
@@ -136,7 +141,8 @@ Result<CircuitInfo> KeyCache::register_circuit(const std::string& id, const std:
   slot->last_used = Clock::now();
   if (preload && !slot->key) {
     if (slot->shape.key_bytes > budget_) {
-      return Status(StatusCode::kResourceExhausted, "circuit " + id + ": key of " + format_bytes(slot->shape.key_bytes) +
+      return Status(StatusCode::kResourceExhausted, "circuit " + id + ": key of " +
+                                                        format_bytes(slot->shape.key_bytes) +
                                                         " exceeds the key cache budget of " + format_bytes(budget_));
     }
     if (make_room_locked(slot->shape.key_bytes)) slot->key = std::move(loaded);

@@ -13,8 +13,7 @@ namespace cuzk::engine {
 
 class MemoryJobTable final : public JobTable {
  public:
-  MemoryJobTable(std::chrono::seconds result_ttl, size_t max_results)
-      : ttl_(result_ttl), max_results_(max_results) {}
+  MemoryJobTable(std::chrono::seconds result_ttl, size_t max_results) : ttl_(result_ttl), max_results_(max_results) {}
 
   Result<Inserted> insert(JobRecord job) override;
   void erase(const std::string& job_id) override;
@@ -37,8 +36,8 @@ class MemoryJobTable final : public JobTable {
   mutable std::condition_variable changed_;
   std::map<std::string, JobRecord> jobs_;
   std::map<std::string, std::string> by_request_;  // request_id -> job_id
-  std::deque<std::string> finished_order_;          // job ids, oldest finish first
-  std::deque<std::string> submit_order_;            // job ids, oldest submission first
+  std::deque<std::string> finished_order_;         // job ids, oldest finish first
+  std::deque<std::string> submit_order_;           // job ids, oldest submission first
 };
 
 }  // namespace cuzk::engine

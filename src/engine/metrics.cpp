@@ -14,16 +14,26 @@ std::string num(double v) {
 
 const char* stage_help(TimedStage s) {
   switch (s) {
-    case TimedStage::kQueueWait: return "Time a proof waited in the stage queues";
-    case TimedStage::kKeyLoad: return "Time spent loading a proving key that was not resident";
-    case TimedStage::kSynthesis: return "Witness to a, b, c evaluations";
-    case TimedStage::kPrestage: return "Pre-staging: reserving device memory and uploading inputs outside the lock";
-    case TimedStage::kGpuCompute: return "The device's kernel region (under the per-device lock)";
-    case TimedStage::kNttH: return "The H polynomial (NTTs)";
-    case TimedStage::kMsm: return "All multi-scalar multiplications of a proof";
-    case TimedStage::kVerify: return "Self-verification of a proof before it is returned";
-    case TimedStage::kFinalize: return "Verification, serialization and recording of a proof";
-    case TimedStage::kTotal: return "Admission to result";
+    case TimedStage::kQueueWait:
+      return "Time a proof waited in the stage queues";
+    case TimedStage::kKeyLoad:
+      return "Time spent loading a proving key that was not resident";
+    case TimedStage::kSynthesis:
+      return "Witness to a, b, c evaluations";
+    case TimedStage::kPrestage:
+      return "Pre-staging: reserving device memory and uploading inputs outside the lock";
+    case TimedStage::kGpuCompute:
+      return "The device's kernel region (under the per-device lock)";
+    case TimedStage::kNttH:
+      return "The H polynomial (NTTs)";
+    case TimedStage::kMsm:
+      return "All multi-scalar multiplications of a proof";
+    case TimedStage::kVerify:
+      return "Self-verification of a proof before it is returned";
+    case TimedStage::kFinalize:
+      return "Verification, serialization and recording of a proof";
+    case TimedStage::kTotal:
+      return "Admission to result";
   }
   return "";
 }
@@ -32,16 +42,26 @@ const char* stage_help(TimedStage s) {
 
 const char* timed_stage_name(TimedStage s) {
   switch (s) {
-    case TimedStage::kQueueWait: return "queue_wait";
-    case TimedStage::kKeyLoad: return "key_load";
-    case TimedStage::kSynthesis: return "synthesis";
-    case TimedStage::kPrestage: return "prestage";
-    case TimedStage::kGpuCompute: return "gpu_compute";
-    case TimedStage::kNttH: return "ntt_hpoly";  // "_h_" would read as hours to promtool
-    case TimedStage::kMsm: return "msm";
-    case TimedStage::kVerify: return "verify";
-    case TimedStage::kFinalize: return "finalize";
-    case TimedStage::kTotal: return "total";
+    case TimedStage::kQueueWait:
+      return "queue_wait";
+    case TimedStage::kKeyLoad:
+      return "key_load";
+    case TimedStage::kSynthesis:
+      return "synthesis";
+    case TimedStage::kPrestage:
+      return "prestage";
+    case TimedStage::kGpuCompute:
+      return "gpu_compute";
+    case TimedStage::kNttH:
+      return "ntt_hpoly";  // "_h_" would read as hours to promtool
+    case TimedStage::kMsm:
+      return "msm";
+    case TimedStage::kVerify:
+      return "verify";
+    case TimedStage::kFinalize:
+      return "finalize";
+    case TimedStage::kTotal:
+      return "total";
   }
   return "unknown";
 }
@@ -74,7 +94,7 @@ void Histogram::write(std::string& out, const std::string& name) const {
 Metrics::Metrics() {
   // 1 ms .. ~10 min, about three buckets per decade.
   std::vector<double> bounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-                                1,     2.5,    5,     10,   25,    50,   100, 250, 600};
+                                1,     2.5,    5,     10,   25,    50,   100, 250,  600};
   for (size_t i = 0; i < kTimedStageCount; ++i) stages_.push_back(std::make_unique<Histogram>(bounds));
 }
 
@@ -105,11 +125,11 @@ std::string Metrics::render() const {
 
 void write_gauge(std::string& out, const std::string& name, const std::string& help,
                  const std::vector<GaugeSample>& samples) {
-  out += "# HELP " + name + " " + help + ".\n# TYPE " + name + " gauge\n";
+  out.append("# HELP ").append(name).append(" ").append(help).append(".\n# TYPE ").append(name).append(" gauge\n");
   for (const auto& s : samples) {
-    out += name;
-    if (!s.labels.empty()) out += "{" + s.labels + "}";
-    out += " " + num(s.value) + "\n";
+    out.append(name);
+    if (!s.labels.empty()) out.append("{").append(s.labels).append("}");
+    out.append(" ").append(num(s.value)).append("\n");
   }
 }
 

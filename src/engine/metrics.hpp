@@ -30,7 +30,18 @@ class Histogram {
 };
 
 // The stages timed per proof, in pipeline order; each gets cuzk_<name>_seconds.
-enum class TimedStage { kQueueWait, kKeyLoad, kSynthesis, kPrestage, kGpuCompute, kNttH, kMsm, kVerify, kFinalize, kTotal };
+enum class TimedStage {
+  kQueueWait,
+  kKeyLoad,
+  kSynthesis,
+  kPrestage,
+  kGpuCompute,
+  kNttH,
+  kMsm,
+  kVerify,
+  kFinalize,
+  kTotal
+};
 inline constexpr size_t kTimedStageCount = 10;
 const char* timed_stage_name(TimedStage s);
 

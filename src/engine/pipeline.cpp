@@ -43,7 +43,9 @@ void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& erro
 void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult result) {
   ProofTimings& t = proof->timings;
   t.total_ms = PendingProof::ms_since(proof->admitted);
-  const char* outcome = state == JobState::kCompleted ? "completed" : state == JobState::kCancelled ? "cancelled" : "failed";
+  const char* outcome = state == JobState::kCompleted   ? "completed"
+                        : state == JobState::kCancelled ? "cancelled"
+                                                        : "failed";
   metrics.count("proofs", "outcome", outcome);
   if (state == JobState::kCompleted) {
     metrics.observe(TimedStage::kQueueWait, t.queue_wait_ms / 1e3);

@@ -15,10 +15,14 @@ inline constexpr std::array<Priority, kPriorityCount> kPrioritiesHighFirst = {Pr
 
 inline const char* priority_name(Priority p) {
   switch (p) {
-    case Priority::kLow: return "LOW";
-    case Priority::kNormal: return "NORMAL";
-    case Priority::kHigh: return "HIGH";
-    case Priority::kCritical: return "CRITICAL";
+    case Priority::kLow:
+      return "LOW";
+    case Priority::kNormal:
+      return "NORMAL";
+    case Priority::kHigh:
+      return "HIGH";
+    case Priority::kCritical:
+      return "CRITICAL";
   }
   return "NORMAL";
 }

@@ -10,7 +10,8 @@
 namespace cuzk::server {
 
 inline std::string default_unix_socket() {
-  if (const char* d = std::getenv("XDG_RUNTIME_DIR"); d != nullptr && *d != '\0') return std::string(d) + "/cuzk/cuzk.sock";
+  if (const char* d = std::getenv("XDG_RUNTIME_DIR"); d != nullptr && *d != '\0')
+    return std::string(d) + "/cuzk/cuzk.sock";
   return "/tmp/cuzk-" + std::to_string(getuid()) + "/cuzk.sock";
 }
 

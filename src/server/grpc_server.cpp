@@ -26,7 +26,8 @@ class BearerTokenCheck final : public grpc::AuthMetadataProcessor {
     if (it == md.end() || !same(std::string_view(it->second.data(), it->second.size()))) {
       return {grpc::StatusCode::UNAUTHENTICATED, "missing or wrong bearer token"};
     }
-    consumed->insert({std::string(it->first.data(), it->first.size()), std::string(it->second.data(), it->second.size())});
+    consumed->insert(
+        {std::string(it->first.data(), it->first.size()), std::string(it->second.data(), it->second.size())});
     return grpc::Status::OK;
   }
 
@@ -34,7 +35,8 @@ class BearerTokenCheck final : public grpc::AuthMetadataProcessor {
   // Compares without an early exit, so timing does not reveal the token.
   bool same(std::string_view got) const {
     unsigned diff = got.size() != expected_.size();
-    for (size_t i = 0; i < expected_.size(); ++i) diff |= unsigned(uint8_t(expected_[i]) ^ uint8_t(i < got.size() ? got[i] : 0));
+    for (size_t i = 0; i < expected_.size(); ++i)
+      diff |= unsigned(uint8_t(expected_[i]) ^ uint8_t(i < got.size() ? got[i] : 0));
     return diff == 0;
   }
   std::string expected_;
@@ -69,8 +71,9 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ProvingService& service, c
   }
   if (!cfg.tcp_address.empty()) {
     if (cfg.tls_cert_file.empty() || cfg.tls_key_file.empty() || cfg.bearer_token.empty()) {
-      return invalid_argument("tcp_address " + cfg.tcp_address +
-                              " needs tls_cert_file, tls_key_file and a bearer token: TCP is never served in the clear");
+      return invalid_argument(
+          "tcp_address " + cfg.tcp_address +
+          " needs tls_cert_file, tls_key_file and a bearer token: TCP is never served in the clear");
     }
     CUZK_ASSIGN_OR_RETURN(std::string cert, read_text(cfg.tls_cert_file, "tls_cert_file"));
     CUZK_ASSIGN_OR_RETURN(std::string key, read_text(cfg.tls_key_file, "tls_key_file"));
@@ -86,9 +89,10 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ProvingService& service, c
   s->server_ = builder.BuildAndStart();
   umask(old);
   if (!s->server_) {
-    return Status(StatusCode::kUnavailable, "gRPC server could not listen on " +
-                                                (cfg.unix_socket.empty() ? cfg.tcp_address : "unix:" + cfg.unix_socket) +
-                                                " (in use, or no permission)");
+    return Status(StatusCode::kUnavailable,
+                  "gRPC server could not listen on " +
+                      (cfg.unix_socket.empty() ? cfg.tcp_address : "unix:" + cfg.unix_socket) +
+                      " (in use, or no permission)");
   }
   if (!cfg.unix_socket.empty()) chmod(cfg.unix_socket.c_str(), 0600);
   return s;

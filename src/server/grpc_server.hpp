@@ -15,8 +15,8 @@
 namespace cuzk::server {
 
 struct ListenConfig {
-  std::string unix_socket;  // socket path; empty: none
-  std::string tcp_address;  // host:port; empty: none
+  std::string unix_socket;                  // socket path; empty: none
+  std::string tcp_address;                  // host:port; empty: none
   std::string tls_cert_file, tls_key_file;  // PEM; required with tcp_address
   std::string bearer_token;                 // required with tcp_address
   uint64_t max_message_bytes = uint64_t(64) << 20;

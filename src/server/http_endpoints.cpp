@@ -11,7 +11,8 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const engine::Engine
   h->http_->Get("/metrics", [&engine](const httplib::Request&, httplib::Response& res) {
     res.set_content(engine.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  h->http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  h->http_->Get("/healthz",
+                [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   h->http_->Get("/readyz", [&engine](const httplib::Request&, httplib::Response& res) {
     bool ready = engine.ready();
     res.status = ready ? 200 : 503;

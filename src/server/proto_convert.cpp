@@ -8,77 +8,124 @@ grpc::Status to_grpc(const Status& s) {
   if (s.is_ok()) return grpc::Status::OK;
   grpc::StatusCode code = grpc::StatusCode::INTERNAL;
   switch (s.code()) {
-    case StatusCode::kOk: return grpc::Status::OK;
+    case StatusCode::kOk:
+      return grpc::Status::OK;
     case StatusCode::kInvalidArgument:
     case StatusCode::kDataLoss:
-    case StatusCode::kOutOfRange: code = grpc::StatusCode::INVALID_ARGUMENT; break;
-    case StatusCode::kNotFound: code = grpc::StatusCode::NOT_FOUND; break;
-    case StatusCode::kFailedPrecondition: code = grpc::StatusCode::FAILED_PRECONDITION; break;
-    case StatusCode::kResourceExhausted: code = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
-    case StatusCode::kUnavailable: code = grpc::StatusCode::UNAVAILABLE; break;
-    case StatusCode::kInternal: code = grpc::StatusCode::INTERNAL; break;
+    case StatusCode::kOutOfRange:
+      code = grpc::StatusCode::INVALID_ARGUMENT;
+      break;
+    case StatusCode::kNotFound:
+      code = grpc::StatusCode::NOT_FOUND;
+      break;
+    case StatusCode::kFailedPrecondition:
+      code = grpc::StatusCode::FAILED_PRECONDITION;
+      break;
+    case StatusCode::kResourceExhausted:
+      code = grpc::StatusCode::RESOURCE_EXHAUSTED;
+      break;
+    case StatusCode::kUnavailable:
+      code = grpc::StatusCode::UNAVAILABLE;
+      break;
+    case StatusCode::kInternal:
+      code = grpc::StatusCode::INTERNAL;
+      break;
   }
   return {code, s.message()};
 }
 
 const char* grpc_code_name(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED: return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
-    default: return "UNKNOWN";
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    default:
+      return "UNKNOWN";
   }
 }
 
 engine::Priority from_proto(v1::Priority p) {
   switch (p) {
-    case v1::PRIORITY_LOW: return engine::Priority::kLow;
-    case v1::PRIORITY_HIGH: return engine::Priority::kHigh;
-    case v1::PRIORITY_CRITICAL: return engine::Priority::kCritical;
-    default: return engine::Priority::kNormal;
+    case v1::PRIORITY_LOW:
+      return engine::Priority::kLow;
+    case v1::PRIORITY_HIGH:
+      return engine::Priority::kHigh;
+    case v1::PRIORITY_CRITICAL:
+      return engine::Priority::kCritical;
+    default:
+      return engine::Priority::kNormal;
   }
 }
 
 v1::Priority to_proto(engine::Priority p) {
   switch (p) {
-    case engine::Priority::kLow: return v1::PRIORITY_LOW;
-    case engine::Priority::kNormal: return v1::PRIORITY_NORMAL;
-    case engine::Priority::kHigh: return v1::PRIORITY_HIGH;
-    case engine::Priority::kCritical: return v1::PRIORITY_CRITICAL;
+    case engine::Priority::kLow:
+      return v1::PRIORITY_LOW;
+    case engine::Priority::kNormal:
+      return v1::PRIORITY_NORMAL;
+    case engine::Priority::kHigh:
+      return v1::PRIORITY_HIGH;
+    case engine::Priority::kCritical:
+      return v1::PRIORITY_CRITICAL;
   }
   return v1::PRIORITY_NORMAL;
 }
 
 v1::JobState to_proto(engine::JobState s) {
   switch (s) {
-    case engine::JobState::kQueued: return v1::JOB_STATE_QUEUED;
-    case engine::JobState::kRunning: return v1::JOB_STATE_RUNNING;
-    case engine::JobState::kCompleted: return v1::JOB_STATE_COMPLETED;
-    case engine::JobState::kFailed: return v1::JOB_STATE_FAILED;
-    case engine::JobState::kCancelled: return v1::JOB_STATE_CANCELLED;
+    case engine::JobState::kQueued:
+      return v1::JOB_STATE_QUEUED;
+    case engine::JobState::kRunning:
+      return v1::JOB_STATE_RUNNING;
+    case engine::JobState::kCompleted:
+      return v1::JOB_STATE_COMPLETED;
+    case engine::JobState::kFailed:
+      return v1::JOB_STATE_FAILED;
+    case engine::JobState::kCancelled:
+      return v1::JOB_STATE_CANCELLED;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
 v1::KeyTier to_proto(engine::KeyTier t) {
   switch (t) {
-    case engine::KeyTier::kDisk: return v1::KEY_TIER_DISK;
-    case engine::KeyTier::kMapped: return v1::KEY_TIER_MAPPED;
-    case engine::KeyTier::kPinnedHost: return v1::KEY_TIER_PINNED_HOST;
-    case engine::KeyTier::kDevice: return v1::KEY_TIER_DEVICE;
+    case engine::KeyTier::kDisk:
+      return v1::KEY_TIER_DISK;
+    case engine::KeyTier::kMapped:
+      return v1::KEY_TIER_MAPPED;
+    case engine::KeyTier::kPinnedHost:
+      return v1::KEY_TIER_PINNED_HOST;
+    case engine::KeyTier::kDevice:
+      return v1::KEY_TIER_DEVICE;
   }
   return v1::KEY_TIER_UNSPECIFIED;
 }
@@ -195,9 +242,15 @@ void fill_await(const engine::JobRecord& r, v1::AwaitProofResponse& out) {
       fill(r.result, *out.mutable_result());
       fill(r.timings, *out.mutable_timings());
       break;
-    case engine::JobState::kFailed: out.set_outcome(v1::AwaitProofResponse::FAILED); break;
-    case engine::JobState::kCancelled: out.set_outcome(v1::AwaitProofResponse::CANCELLED); break;
-    default: out.set_outcome(v1::AwaitProofResponse::TIMEOUT); break;
+    case engine::JobState::kFailed:
+      out.set_outcome(v1::AwaitProofResponse::FAILED);
+      break;
+    case engine::JobState::kCancelled:
+      out.set_outcome(v1::AwaitProofResponse::CANCELLED);
+      break;
+    default:
+      out.set_outcome(v1::AwaitProofResponse::TIMEOUT);
+      break;
   }
 }
 

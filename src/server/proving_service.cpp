@@ -60,7 +60,8 @@ grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, const v1::Su
       }
       return admit(req, file->bytes(), out);
     }
-    default: return invalid("no witness: set witness_wtns or witness_path");
+    default:
+      return invalid("no witness: set witness_wtns or witness_path");
   }
 }
 
@@ -69,7 +70,8 @@ grpc::Status ProvingService::SubmitProof(grpc::ServerContext* ctx, const v1::Sub
   return submit_unary(ctx, *req, out);
 }
 
-grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx, grpc::ServerReader<v1::SubmitProofChunk>* reader,
+grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx,
+                                               grpc::ServerReader<v1::SubmitProofChunk>* reader,
                                                v1::SubmitProofResponse* out) {
   v1::SubmitProofChunk chunk;
   if (!reader->Read(&chunk)) return invalid("empty stream: the first chunk must carry the request");
@@ -83,14 +85,15 @@ grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx, grpc::S
   const uint64_t size = req.witness_size();
   if (size == 0) return invalid("witness_size must give the .wtns size the chunks carry");
   if (size > limits_.max_witness_bytes) {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
-            "witness_size " + std::to_string(size) + " exceeds max_witness_bytes " +
-                std::to_string(limits_.max_witness_bytes)};
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "witness_size " + std::to_string(size) +
+                                                      " exceeds max_witness_bytes " +
+                                                      std::to_string(limits_.max_witness_bytes)};
   }
   std::string wtns;
   wtns.reserve(size);
   while (reader->Read(&chunk)) {
-    if (chunk.part_case() != v1::SubmitProofChunk::kWitnessChunk) return invalid("a second request chunk in the stream");
+    if (chunk.part_case() != v1::SubmitProofChunk::kWitnessChunk)
+      return invalid("a second request chunk in the stream");
     if (wtns.size() + chunk.witness_chunk().size() > size) {
       return invalid("the stream carries more than witness_size = " + std::to_string(size) + " bytes");
     }
@@ -155,12 +158,23 @@ grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelP
 grpc::Status ProvingService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* req, v1::ListJobsResponse* out) {
   std::optional<engine::JobState> state;
   switch (req->state()) {
-    case v1::JOB_STATE_QUEUED: state = engine::JobState::kQueued; break;
-    case v1::JOB_STATE_RUNNING: state = engine::JobState::kRunning; break;
-    case v1::JOB_STATE_COMPLETED: state = engine::JobState::kCompleted; break;
-    case v1::JOB_STATE_FAILED: state = engine::JobState::kFailed; break;
-    case v1::JOB_STATE_CANCELLED: state = engine::JobState::kCancelled; break;
-    default: break;
+    case v1::JOB_STATE_QUEUED:
+      state = engine::JobState::kQueued;
+      break;
+    case v1::JOB_STATE_RUNNING:
+      state = engine::JobState::kRunning;
+      break;
+    case v1::JOB_STATE_COMPLETED:
+      state = engine::JobState::kCompleted;
+      break;
+    case v1::JOB_STATE_FAILED:
+      state = engine::JobState::kFailed;
+      break;
+    case v1::JOB_STATE_CANCELLED:
+      state = engine::JobState::kCancelled;
+      break;
+    default:
+      break;
   }
   for (const auto& j : engine_.jobs(state, req->limit())) fill(j, *out->add_jobs());
   return grpc::Status::OK;
@@ -172,7 +186,8 @@ grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatus
   return grpc::Status::OK;
 }
 
-grpc::Status ProvingService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* out) {
+grpc::Status ProvingService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*,
+                                        v1::GetMetricsResponse* out) {
   out->set_prometheus_text(engine_.metrics_text());
   return grpc::Status::OK;
 }

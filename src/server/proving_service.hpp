@@ -13,7 +13,7 @@ namespace cuzk::server {
 
 struct ServiceLimits {
   uint64_t max_witness_bytes = uint64_t(1) << 30;  // larger witnesses: RESOURCE_EXHAUSTED
-  bool allow_witness_path = true;                   // accept SubmitProofRequest.witness_path
+  bool allow_witness_path = true;                  // accept SubmitProofRequest.witness_path
   std::string version;
 };
 

@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "engine/cpu_device.hpp"
+#include "engine/demo_keys.hpp"
 #include "engine/engine.hpp"
 #include "engine/key_cache.hpp"
-#include "engine/demo_keys.hpp"
 #include "formats/snarkjs_json.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/backend.hpp"

@@ -1,7 +1,7 @@
 // cuzk.v1 end to end through real gRPC over a Unix socket, in one process: the engine on
 // the CPU device behind ProvingService and GrpcServer, called through the generated stub.
-#include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
 
@@ -157,7 +157,8 @@ TEST_F(GrpcServiceTest, ManyConcurrentClientsAllComplete) {
   std::vector<std::thread> clients;
   for (int c = 0; c < 8; ++c) {
     clients.emplace_back([&] {
-      auto stub = v1::ProvingEngine::NewStub(grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials()));
+      auto stub =
+          v1::ProvingEngine::NewStub(grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials()));
       for (int i = 0; i < 2; ++i) {
         grpc::ClientContext ctx;
         v1::ProveRequest req;
