@@ -144,7 +144,16 @@ Result<DaemonConfig> load_config(const std::string& path) {
   CUZK_RETURN_IF_ERROR(eng.no_unknown_keys());
 
   Table dev(root["devices"].as_table(), "devices");
-  CUZK_RETURN_IF_ERROR(dev.get("cpu", c.cpu_device));
+  CUZK_RETURN_IF_ERROR(dev.get("cuda", c.cuda_devices));
+  CUZK_RETURN_IF_ERROR(dev.bytes("cuda_safety_margin_bytes", c.cuda_safety_margin_bytes));
+  CUZK_RETURN_IF_ERROR(dev.bytes("cuda_memory_cap_bytes", c.cuda_memory_cap_bytes));
+  bool cpu = false;
+  if (const toml::table* t = root["devices"].as_table(); t != nullptr && t->contains("cpu")) {
+    CUZK_RETURN_IF_ERROR(dev.get("cpu", cpu));
+    c.cpu_device = cpu;
+  } else {
+    CUZK_RETURN_IF_ERROR(dev.get("cpu", cpu));  // marks the key as known
+  }
   CUZK_RETURN_IF_ERROR(dev.get("cpu_threads", c.cpu_threads));
   CUZK_RETURN_IF_ERROR(dev.bytes("cpu_memory_bytes", c.cpu_memory_bytes));
   CUZK_RETURN_IF_ERROR(dev.no_unknown_keys());

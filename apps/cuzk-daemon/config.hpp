@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,10 @@ struct DaemonConfig {
   unsigned shutdown_grace_seconds = 60;
   std::string metrics_address = "127.0.0.1:9464";  // empty: no HTTP endpoints
   engine::EngineConfig engine;
-  bool cpu_device = true;
+  bool cuda_devices = true;               // every visible GPU, when this build has CUDA
+  uint64_t cuda_safety_margin_bytes = uint64_t(512) << 20;
+  uint64_t cuda_memory_cap_bytes = 0;     // 0: free memory minus the margin
+  std::optional<bool> cpu_device;         // unset: only when there is no GPU
   unsigned cpu_threads = 0;
   uint64_t cpu_memory_bytes = 0;  // 0: the host budget
   bool selftest = true;

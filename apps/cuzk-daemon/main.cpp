@@ -14,6 +14,9 @@
 #include "cuzk-daemon/config.hpp"
 #include "cuzk-daemon/selftest_circuit.hpp"
 #include "engine/cpu_device.hpp"
+#ifdef CUZK_WITH_CUDA
+#include "engine/cuda_device.hpp"
+#endif
 #include "engine/engine.hpp"
 #include "server/grpc_server.hpp"
 #include "server/http_endpoints.hpp"
@@ -71,12 +74,26 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
   std::vector<std::unique_ptr<engine::Device>> devices;
   engine::EngineConfig ecfg = cfg.engine;
   if (ecfg.host_memory_bytes == 0) ecfg.host_memory_bytes = engine::physical_memory_bytes() / 2;
-  if (cfg.cpu_device) {
+#ifdef CUZK_WITH_CUDA
+  if (cfg.cuda_devices) {
+    engine::CudaDeviceOptions opts;
+    opts.safety_margin_bytes = cfg.cuda_safety_margin_bytes;
+    opts.cap_bytes = cfg.cuda_memory_cap_bytes;
+    opts.host_threads = cfg.cpu_threads;
+    auto gpus = engine::cuda_devices(devices.size(), opts);
+    if (!gpus.is_ok()) {
+      log->warn("no CUDA device: {}", gpus.status().message());
+    } else {
+      for (auto& g : *gpus) devices.push_back(std::move(g));
+    }
+  }
+#endif
+  if (cfg.cpu_device.value_or(devices.empty())) {
     uint64_t mem = cfg.cpu_memory_bytes != 0 ? cfg.cpu_memory_bytes : ecfg.host_memory_bytes;
     devices.push_back(std::make_unique<engine::CpuDevice>(devices.size(), mem, cfg.cpu_threads));
   }
   if (devices.empty()) {
-    log->error("no device to prove on: enable [devices] cpu (this build has no CUDA device support yet)");
+    log->error("no device to prove on: no GPU was found and [devices] cpu = false");
     return 1;
   }
   for (const auto& d : devices) {
