@@ -24,7 +24,8 @@ test-unit: build
 
 # The daemon demo: builds only cuzk and cuzk-daemon (in $(DEMO_BUILD)), then runs them.
 DEMO_BUILD ?= build-demo
-demo: deps
+demo:
+	@scripts/install-deps.sh --no-npm
 	@scripts/demo.sh $(DEMO_BUILD)
 
 bench: build

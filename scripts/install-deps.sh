@@ -2,6 +2,7 @@
 # Installs what building and testing cuzk needs on a Debian machine (run as root):
 # the toolchain and libraries from Debian, the test oracles (snarkjs, circom2, @noble/curves,
 # blst's node binding) from npm. Safe to run again: it installs only what is missing.
+# --no-npm skips the npm part (`make demo` needs no test oracles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,7 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+[[ ${1:-} == --no-npm ]] && exit 0
 stamp=tests/interop/node_modules/.cuzk-installed
 if [[ ! -f $stamp || tests/interop/package-lock.json -nt $stamp ]]; then
   echo "install-deps: npm ci (tests/interop)"
