@@ -15,8 +15,9 @@
 # <repo>/.carry/gpu), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
 # CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the
 # commit to print; wins over git, whose view of a copied tree may be stale),
-# CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK=1 (benchmarks at
-# their smallest sizes only).
+# CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark
+# at its smallest sizes; or a list of benchmark names), CUZK_GPU_FIXTURES (snarkjs fixture tree,
+# default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20).
 # Exit status: 0 when every device test and benchmark passed.
 set -uo pipefail
 
@@ -125,7 +126,7 @@ build_and_pack() {
   # Only the targets this tree defines (a part still missing is reported, not fatal).
   local known targets=()
   known=$(cmake --build "$BUILD" --target help 2>/dev/null | sed -nE 's/^([A-Za-z0-9_.-]+): .*/\1/p')
-  for x in "${GPU_TESTS[@]}" "${GPU_BENCHES[@]}" cuzk; do
+  for x in "${GPU_TESTS[@]}" "${GPU_BENCHES[@]}" cuzk cuzk-daemon; do
     if grep -qx "$x" <<<"$known"; then targets+=("$x"); else say "no target $x in this tree"; fi
   done
   say "build ${targets[*]}"
@@ -193,12 +194,11 @@ FAILED=$((FAILED | before))
 
 say "benchmarks"
 : >"$LOGS/bench-table.md"
-quick=()
-[[ ${CUZK_GPU_QUICK:-0} == 1 ]] && quick=(--quick)
 for x in "${GPU_BENCHES[@]}"; do
   [[ -x $BIN/$x ]] || continue
   t=$SECONDS
-  args=("${quick[@]}")
+  args=()
+  [[ " ${CUZK_GPU_QUICK:-} " == *" $x "* || ${CUZK_GPU_QUICK:-} == 1 ]] && args=(--quick)
   [[ $x == cuda_arith_bench ]] && args=(--runs 7)
   if timeout 400 "$BIN/$x" "${args[@]}" >"$LOGS/$x.log" 2>&1; then res=ok; else res=FAIL; FAILED=1; fi
   phase "$x" "$res" $((SECONDS - t))
@@ -237,6 +237,34 @@ if [[ -x $BIN/cuzk ]]; then
   done
   phase "whole proofs" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t))
   FAILED=$((FAILED | before))
+fi
+
+# The daemon on the GPU: a stream of demo proofs from 4 concurrent clients, every proof
+# verified by the daemon before it answers; VRAM before and after from its status.
+if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
+  say "daemon"
+  t=$SECONDS
+  run=$(mktemp -d)
+  lg=${CUZK_GPU_DAEMON_LOG:-20}
+  "$BIN/cuzk-daemon" --socket "$run/cuzk.sock" --metrics-address "" >"$LOGS/daemon.log" 2>&1 &
+  dpid=$!
+  for _ in $(seq 600); do
+    "$BIN/cuzk" client --daemon "$run/cuzk.sock" status 2>/dev/null | grep -q ": ready" && break
+    kill -0 $dpid 2>/dev/null || break
+    sleep 0.1
+  done
+  res=ok
+  if ! timeout 240 "$BIN/cuzk" bench --daemon "$run/cuzk.sock" --circuit demo -n $(((1 << lg) - 5)) --curve bls12_381 \
+      --count 16 --concurrency 4 >"$LOGS/daemon-bench.log" 2>&1; then
+    res=FAIL
+  fi
+  "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$LOGS/daemon-status.log" 2>&1 || res=FAIL
+  kill -TERM $dpid 2>/dev/null
+  wait $dpid || res=FAIL
+  rm -rf "$run"
+  [[ $res == ok ]] || FAILED=1
+  phase "daemon (2^$lg bls12_381, 16 proofs, 4 clients)" "$res" $((SECONDS - t))
+  { echo "### daemon"; echo '```'; tail -12 "$LOGS/daemon-bench.log"; cat "$LOGS/daemon-status.log"; echo '```'; } >>"$LOGS/proofs.md"
 fi
 
 finish
