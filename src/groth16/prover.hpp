@@ -34,8 +34,8 @@ class Prover {
   using Scalar = typename Fr::Int;
 
   // Prepares the key for proving: the domain, the per-row coefficient layout, and the
-  // backend's prepared key (device-resident for CUDA). `zkey` and `backend` must outlive
-  // the prover.
+  // backend's prepared key (device-resident for CUDA). `zkey`, `backend` and `pool` (which
+  // checks witnesses) must outlive the prover.
   static Result<Prover> create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool);
 
   // A proof with r, s drawn from the OS CSPRNG. `witness` is the full assignment in
@@ -71,11 +71,12 @@ class Prover {
     CoefficientRows rows[2];
   };
 
-  Prover(const formats::Zkey<C>& zkey, Backend<C>& backend, std::unique_ptr<KeyData> data)
-      : zkey_(&zkey), backend_(&backend), data_(std::move(data)) {}
+  Prover(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool, std::unique_ptr<KeyData> data)
+      : zkey_(&zkey), backend_(&backend), pool_(&pool), data_(std::move(data)) {}
 
   const formats::Zkey<C>* zkey_;
   Backend<C>* backend_;
+  ThreadPool* pool_;
   std::unique_ptr<KeyData> data_;
   std::unique_ptr<PreparedKey<C>> prepared_;
 };
