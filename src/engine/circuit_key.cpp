@@ -59,6 +59,12 @@ class TypedKey final : public LoadedKey {
   Status add_provers(std::span<Device* const> devices) {
     for (Device* d : devices) {
       CUZK_ASSIGN_OR_RETURN(auto p, groth16::Prover<C>::create(*zkey_, d->backend<C>(), d->host_pool()));
+      // What the key holds on the device (points and rows on a GPU; nothing on the CPU) is
+      // reserved in the device's budget for the key's life, so stages are admitted against
+      // what is really left.
+      auto held = d->memory().try_reserve(p.prepared().resident_bytes(), Priority::kCritical);
+      if (!held.is_ok()) return held.status().with_context("key resident on " + d->id());
+      resident_.push_back(std::move(held).value());
       provers_.push_back(std::make_unique<groth16::Prover<C>>(std::move(p)));
     }
     vk_ = provers_.empty() ? groth16::VerifyingKey<C>{} : provers_.front()->verifying_key();
@@ -142,6 +148,7 @@ class TypedKey final : public LoadedKey {
 
   std::unique_ptr<formats::Zkey<C>> zkey_;
   std::vector<std::unique_ptr<groth16::Prover<C>>> provers_;
+  std::vector<MemoryBudget::Reservation> resident_;  // per device, beside provers_
   groth16::VerifyingKey<C> vk_;
 };
 

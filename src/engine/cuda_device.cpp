@@ -54,12 +54,12 @@ groth16::Backend<bls12_381::Curve>& CudaDevice::bls12_381_backend() { return *p_
 ThreadPool& CudaDevice::host_pool() { return *p_->pool; }
 
 // From the allocator, which every device byte goes through: exact, where the driver's
-// figure moves by what the context itself allocates. Resident keys are not proofs' bytes:
-// what is left beyond them and the engine's reservations is what an error path leaked.
+// figure moves by what the context itself allocates. Resident keys are reserved in the
+// engine's budget (circuit_key.cpp), so what is left beyond the budget's reservations is
+// what an error path leaked.
 uint64_t CudaDevice::measured_in_use() const {
   const cuda::AllocatorStats s = p_->alloc->stats();
-  const size_t keys = p_->bn254->resident_bytes() + p_->bls12_381->resident_bytes();
-  return s.baseline_used + (s.allocated_bytes > keys ? s.allocated_bytes - keys : 0);
+  return s.baseline_used + s.allocated_bytes;
 }
 
 DeviceStageBytes CudaDevice::stage_bytes(const KeyShape&, uint64_t backend_upload, uint64_t backend_compute) const {
