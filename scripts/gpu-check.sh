@@ -118,7 +118,7 @@ build_and_pack() {
   say "configure ($BUILD)"
   local t=$SECONDS
   if cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_CUDA_ARCH="$ARCH" \
-      -DCUZK_BENCH=OFF -DCUZK_APPS=$apps -DCUZK_TESTS=ON -DCUZK_DAEMON=OFF "${gtest[@]}" >"$LOGS/configure.log" 2>&1; then
+      -DCUZK_BENCH=OFF -DCUZK_APPS=$apps -DCUZK_TESTS=ON "${gtest[@]}" >"$LOGS/configure.log" 2>&1; then
     phase configure ok $((SECONDS - t))
   else
     tail -40 "$LOGS/configure.log"; phase configure FAIL $((SECONDS - t)); FAILED=1; finish
