@@ -9,25 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-pass() { printf 'ok    %s\n' "$*"; }
-bad() {
-  printf 'FAIL  %s\n' "$*"
-  failures=$((failures + 1))
-}
-# expect WANT_STATUS PATTERN DESCRIPTION CMD...: exit status and a line of output matching PATTERN.
-expect() {
-  local want=$1 pattern=$2 what=$3
-  shift 3
-  local got=0
-  "$@" >"$tmp/out.txt" 2>&1 || got=$?
-  if [[ $got != "$want" ]]; then
-    bad "$what (exit $got, wanted $want): $(tail -3 "$tmp/out.txt")"
-  elif ! grep -q -- "$pattern" "$tmp/out.txt"; then
-    bad "$what: output lacks \"$pattern\": $(tail -3 "$tmp/out.txt")"
-  else
-    pass "$what"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 for curve in bn254 bls12_381; do
   d=$tmp/$curve

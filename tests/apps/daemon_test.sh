@@ -14,24 +14,7 @@ trap '[[ -n $pid ]] && kill -KILL $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 failures=0
 sock=$tmp/run/cuzk.sock
 
-pass() { printf 'ok    %s\n' "$*"; }
-bad() {
-  printf 'FAIL  %s\n' "$*"
-  failures=$((failures + 1))
-}
-expect() {
-  local want=$1 pattern=$2 what=$3
-  shift 3
-  local got=0
-  "$@" >"$tmp/out.txt" 2>&1 || got=$?
-  if [[ $got != "$want" ]]; then
-    bad "$what (exit $got, wanted $want): $(tail -3 "$tmp/out.txt")"
-  elif [[ -n $pattern ]] && ! grep -q -- "$pattern" "$tmp/out.txt"; then
-    bad "$what: output lacks \"$pattern\": $(tail -3 "$tmp/out.txt")"
-  else
-    pass "$what"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start_daemon() {
   port=$(free_port)
