@@ -29,7 +29,11 @@
 namespace cuzk::ff::lanes52 {
 
 #define CUZK_LANES __attribute__((target("avx512f,avx512ifma")))
+#if defined(__OPTIMIZE__)
 #define CUZK_LANES_INLINE __attribute__((target("avx512f,avx512ifma"), always_inline)) inline
+#else  // as CUZK_INLINE (core/hd.hpp): no forced inlining in unoptimised builds
+#define CUZK_LANES_INLINE __attribute__((target("avx512f,avx512ifma"))) inline
+#endif
 
 constexpr uint64_t kMask52 = (uint64_t(1) << 52) - 1;
 
