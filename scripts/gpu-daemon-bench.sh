@@ -12,7 +12,7 @@
 #
 # usage: scripts/gpu-daemon-bench.sh BIN_DIR OUT_DIR
 # env: STREAM_LOG (24), SMALL_LOG (20), CURVE (bls12_381), STREAM_COUNT (24), STREAM_CLIENTS (4),
-#      BACKEND (cuda), CUZK_CACHE (the demo keys, built once)
+#      WITNESS (path | bytes), BACKEND (cuda), CUZK_CACHE (the demo keys, built once)
 set -euo pipefail
 BIN=${1:?"usage: $0 BIN_DIR OUT_DIR"}
 OUTD=${2:?"usage: $0 BIN_DIR OUT_DIR"}
@@ -21,6 +21,7 @@ SMALL_LOG=${SMALL_LOG:-20}
 CURVE=${CURVE:-bls12_381}
 STREAM_COUNT=${STREAM_COUNT:-24}
 STREAM_CLIENTS=${STREAM_CLIENTS:-4}
+WITNESS=${WITNESS:-path}  # path: the daemon maps the client's .wtns (a local client); bytes: sent over gRPC
 BACKEND=${BACKEND:-cuda}  # of the in-process comparison (cpu: to try this script without a GPU)
 mkdir -p "$OUTD"
 export CUZK_CACHE=${CUZK_CACHE:-${TMPDIR:-/tmp}/cuzk-daemon-bench-cache}
@@ -65,7 +66,7 @@ stop_daemon() {
 
 bench() {  # circuit n count concurrency priority log
   "$BIN/cuzk" bench --daemon "$run/cuzk.sock" --circuit "$1" -n "$2" --curve "$CURVE" --count "$3" \
-    --concurrency "$4" --priority "$5" 2>&1 | stamp >"$OUTD/$6"
+    --concurrency "$4" --priority "$5" $([[ $WITNESS == path ]] && echo --witness-path) 2>&1 | stamp >"$OUTD/$6"
   ! grep -q FAILED "$OUTD/$6" && grep -q "OK in" "$OUTD/$6"
 }
 
@@ -77,7 +78,7 @@ busy_share() {  # smi_log bench_log
   local first last
   first=$(grep ' OK ' "$2" | head -1 | cut -d' ' -f1)
   last=$(grep ' OK ' "$2" | tail -1 | cut -d' ' -f1)
-  awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { s += $2; n++ } END { if (n) printf "%.1f%% %d", s / n, n; else print "n/a 0" }' "$1"
+  awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { s += $2; n++ } END { if (n) printf "%.1f%% %d\n", s / n, n; else print "n/a 0" }' "$1"
 }
 
 sample_gpu() {  # log
@@ -133,7 +134,7 @@ stream 1
 inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
 
 {
-  echo "### daemon stream ($CURVE, 2^$STREAM_LOG stream, 2^$SMALL_LOG CRITICAL probe)"
+  echo "### daemon stream ($CURVE, 2^$STREAM_LOG stream, 2^$SMALL_LOG CRITICAL probe, witness by $WITNESS)"
   echo
   echo "| gpu_workers_per_device | stream | steady s/proof | proofs/s | GPU busy (nvidia-smi) | stream latency p50 s |"
   echo "|---:|---|---:|---:|---:|---:|"

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   bench->add_option("--count", dba.count, "with --daemon: proofs to make")->capture_default_str();
   bench->add_option("--concurrency", dba.concurrency, "with --daemon: proofs in flight")->capture_default_str();
   bench->add_option("--priority", dba.priority, "with --daemon: low, normal, high or critical")->capture_default_str();
+  bench->add_flag("--witness-path", dba.witness_path,
+                  "with --daemon on its Unix socket: send the witness file's path, which the daemon maps, not its bytes");
   bench->add_option("--token-file", dba.token_file, "with --daemon over TCP: bearer token");
   bench->add_option("--tls-ca", dba.tls_ca_file, "with --daemon over TCP: the daemon's CA certificate");
 #endif
