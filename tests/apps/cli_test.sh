@@ -16,10 +16,15 @@ for curve in bn254 bls12_381; do
   mkdir -p "$d"
   expect 0 "INSECURE" "$curve: setup --dev --demo writes keys and warns" \
     "$cuzk" setup --dev --demo 200 --curve "$curve" --zkey "$d/k.zkey" --vk "$d/vk.json" --wtns "$d/w.wtns"
-  expect 0 "wrote" "$curve: prove" "$cuzk" prove "$d/k.zkey" "$d/w.wtns" "$d/proof.json" "$d/public.json"
+  expect 0 "the proof verifies against the key" "$curve: prove checks its proof" \
+    "$cuzk" prove "$d/k.zkey" "$d/w.wtns" "$d/proof.json" "$d/public.json"
+  expect 0 "not verified: --no-verify" "$curve: prove --no-verify skips the check" \
+    "$cuzk" prove --no-verify "$d/k.zkey" "$d/w.wtns" "$d/p_nv.json" "$d/q_nv.json"
   expect 0 "OK" "$curve: verify accepts the proof" "$cuzk" verify "$d/vk.json" "$d/public.json" "$d/proof.json"
   sed '0,/"[0-9]*"/s//"12345"/' "$d/public.json" >"$d/public_bad.json"
-  expect 1 "INVALID: verify: the pairing check failed" "$curve: verify rejects a changed public signal" \
+  expect 1 "INVALID: public_bad.json" "$curve: verify names the files it rejects" \
+    "$cuzk" verify "$d/vk.json" "$d/public_bad.json" "$d/proof.json"
+  expect 1 "verify: the pairing check failed" "$curve: verify rejects a changed public signal" \
     "$cuzk" verify "$d/vk.json" "$d/public_bad.json" "$d/proof.json"
   expect 0 "wrote" "$curve: setup of a second demo size" \
     "$cuzk" setup --dev --demo 300 --curve "$curve" --zkey "$d/k2.zkey" --vk "$d/vk2.json" --wtns "$d/w2.wtns"
