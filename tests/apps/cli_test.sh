@@ -22,7 +22,7 @@ for curve in bn254 bls12_381; do
     "$cuzk" prove --no-verify "$d/k.zkey" "$d/w.wtns" "$d/p_nv.json" "$d/q_nv.json"
   expect 0 "OK" "$curve: verify accepts the proof" "$cuzk" verify "$d/vk.json" "$d/public.json" "$d/proof.json"
   sed '0,/"[0-9]*"/s//"12345"/' "$d/public.json" >"$d/public_bad.json"
-  expect 1 "INVALID: public_bad.json" "$curve: verify names the files it rejects" \
+  expect 1 "INVALID: proof.json with public_bad.json under vk.json" "$curve: verify names the files it rejects" \
     "$cuzk" verify "$d/vk.json" "$d/public_bad.json" "$d/proof.json"
   expect 1 "verify: the pairing check failed" "$curve: verify rejects a changed public signal" \
     "$cuzk" verify "$d/vk.json" "$d/public_bad.json" "$d/proof.json"
@@ -35,6 +35,13 @@ for curve in bn254 bls12_381; do
 done
 expect 1 "curve" "verify rejects a bls12_381 proof under a bn254 key" \
   "$cuzk" verify "$tmp/bn254/vk.json" "$tmp/bls12_381/public.json" "$tmp/bls12_381/proof.json"
+sed '1a "1",' "$tmp/bn254/public.json" >"$tmp/five_signals.json"
+expect 1 "five_signals.json: 5 public signals, but vk.json expects 4 (nPublic)" \
+  "verify names both files on a signal count mismatch" \
+  "$cuzk" verify "$tmp/bn254/vk.json" "$tmp/five_signals.json" "$tmp/bn254/proof.json"
+sed 's/"bn128"/128/' "$tmp/bn254/vk.json" >"$tmp/vk_numcurve.json"
+expect 1 'vk_numcurve.json: curve is 128, expected "bn128" or "bls12381"' "verify: a numeric curve is named as such" \
+  "$cuzk" verify "$tmp/vk_numcurve.json" "$tmp/bn254/public.json" "$tmp/bn254/proof.json"
 
 expect 0 "proofs verified" "demo builds its keys in an empty cache and verifies every proof" \
   "$cuzk" demo --no-selfcheck -n 500 -p 2 --cache "$tmp/cache"
