@@ -6,7 +6,9 @@
 #      nvidia-smi between the first and the last completed proof;
 #   3. the same small CRITICAL proof submitted into the saturated 2-worker stream: its latency
 #      against the solo figure (target: within 2x);
-#   4. the daemon's overhead per proof: the small circuit at concurrency 1 through the daemon
+#   4. the reference engine's failure replayed: the card capped to 16 GiB, 2 workers, 3 proofs in
+#      flight: every proof succeeds (some through prestage=fallback) and memory returns;
+#   5. the daemon's overhead per proof: the small circuit at concurrency 1 through the daemon
 #      against the in-process `cuzk bench` of the same key (gRPC + queueing + verify).
 # Every proof the daemon returns was verified by it; any FAILED line fails this script.
 #
@@ -39,10 +41,12 @@ trap cleanup EXIT
 
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
 
-start_daemon() {  # workers log_name
+start_daemon() {  # workers log_name [device memory cap]
   cat >"$run/daemon.toml" <<EOF
 [engine]
 gpu_workers_per_device = $1
+[devices]
+cuda_memory_cap_bytes = "${3:-0}"
 EOF
   "$BIN/cuzk-daemon" --config "$run/daemon.toml" --socket "$run/cuzk.sock" --metrics-address "" \
     >"$OUTD/$2" 2>&1 &
@@ -128,8 +132,21 @@ stream() {  # workers tag
   stop_daemon
 }
 
+# The reference engine's failure, replayed: the card capped to 16 GiB, 2 workers, 3 proofs
+# in flight, five 2^STREAM_LOG proofs; then the device must be back at its idle baseline.
+replay() {
+  start_daemon 2 daemon-replay.log 16GiB
+  bench big "$big_n" 5 3 normal "replay.log" || REPLAY="FAILED"
+  "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$OUTD/status-replay.log" 2>&1
+  REPLAY=${REPLAY:-$(grep -h "OK in" "$OUTD/replay.log" | cut -d' ' -f2-)}
+  REPLAY_DEVICE=$(grep -h "^device " "$OUTD/status-replay.log" | head -1 || true)
+  REPLAY_KEY=$(grep -h "^key big" "$OUTD/status-replay.log" | head -1 || true)
+  stop_daemon
+}
+
 stream 2
 stream 1
+replay
 "$BIN/cuzk" bench -n "$small_n" --curve "$CURVE" --backend "$BACKEND" -r 9 >"$OUTD/small-inprocess.log" 2>&1
 inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
 
@@ -142,6 +159,9 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   echo
   echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT}s"
   echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
+  echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
+  echo "  - after: $REPLAY_DEVICE"
+  echo "  - $REPLAY_KEY"
   echo
   echo '```'
   for w in 2 1; do

@@ -100,6 +100,24 @@ TEST(PriorityQueue, CloseDrainsThenEnds) {
   EXPECT_FALSE(q.pop().has_value());
 }
 
+TEST(PriorityQueue, APopperOfCriticalOnlyLeavesTheRestAndIsWokenForCritical) {
+  PriorityQueue<int> q(8);
+  ASSERT_TRUE(q.push(1, Priority::kNormal));
+  std::promise<int> got;
+  std::thread critical_only([&] { got.set_value(q.pop(Priority::kCritical).value_or(-1)); });
+  auto f = got.get_future();
+  EXPECT_EQ(f.wait_for(30ms), std::future_status::timeout);  // the NORMAL item is not for it
+  ASSERT_TRUE(q.push(2, Priority::kHigh));
+  EXPECT_EQ(f.wait_for(30ms), std::future_status::timeout);
+  ASSERT_TRUE(q.push(3, Priority::kCritical));
+  EXPECT_EQ(f.get(), 3);
+  critical_only.join();
+  EXPECT_EQ(q.pop().value(), 2);
+  EXPECT_EQ(q.pop().value(), 1);
+  q.close();
+  EXPECT_FALSE(q.pop(Priority::kCritical).has_value());
+}
+
 TEST(KernelLock, GrantsTheHighestPriorityWaiterFirst) {
   KernelLock lock(/*critical_lane=*/false);
   lock.lock(Priority::kNormal);
