@@ -70,6 +70,8 @@ if [[ -d $fixtures ]]; then
   echo "seeds: plus the snarkjs fixtures in $fixtures"
 fi
 
+# The targets write each input to a scratch file in $TMPDIR: memory is faster than disk.
+if [[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]]; then export TMPDIR=/dev/shm; fi
 artifacts=$build/fuzz-artifacts
 logs=$build/fuzz-logs
 mkdir -p "$artifacts" "$logs"

@@ -43,6 +43,15 @@ sed 's/"bn128"/128/' "$tmp/bn254/vk.json" >"$tmp/vk_numcurve.json"
 expect 1 'vk_numcurve.json: curve is 128, expected "bn128" or "bls12381"' "verify: a numeric curve is named as such" \
   "$cuzk" verify "$tmp/vk_numcurve.json" "$tmp/bn254/public.json" "$tmp/bn254/proof.json"
 
+# Found by fuzzing (issue 10): size fields beyond the file or the machine exited on std::bad_alloc.
+regress=$(dirname "${BASH_SOURCE[0]}")/../fuzz/regress/r1cs
+expect 1 "constraint-count-beyond-section.r1cs: section 2 (constraints): nConstraints 4294967295 needs" \
+  "setup rejects a constraint count beyond its section" \
+  "$cuzk" setup --dev "$regress/constraint-count-beyond-section.r1cs" --zkey "$tmp/x.zkey" --vk "$tmp/x.json"
+expect 1 "nvars-beyond-memory.r1cs: the key for nVars 4294967295 and domain 4 needs 1374.4 GB" \
+  "setup refuses a key larger than the machine's memory" \
+  "$cuzk" setup --dev "$regress/nvars-beyond-memory.r1cs" --zkey "$tmp/x.zkey" --vk "$tmp/x.json"
+
 expect 0 "proofs verified" "demo builds its keys in an empty cache and verifies every proof" \
   "$cuzk" demo --no-selfcheck -n 500 -p 2 --cache "$tmp/cache"
 expect 0 "using the cached demo key" "demo reuses the cached keys" \
