@@ -79,8 +79,7 @@ Result<DeviceBuffer<T>> upload_span(std::span<const T> host, const char* site, c
 template <class G>
 Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, std::span<const ec::Affine<G>> host,
                                     const typename G::Scalar::Int* d_scalars, size_t n, bool streamed,
-                                    size_t chunk_points, const Stream& stream, const Stream& copy,
-                                    Reservation* from) {
+                                    size_t chunk_points, const Stream& stream, const Stream& copy, Reservation* from) {
   using A = ec::Affine<G>;
   if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from);
   ec::Jacobian<G> sum = ec::Jacobian<G>::infinity();
@@ -156,7 +155,9 @@ bool cuda_device_available() {
 
 template <class C>
 CudaBackend<C>::CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name)
-    : options_(options), pool_(pool), name_(std::move(name)),
+    : options_(options),
+      pool_(pool),
+      name_(std::move(name)),
       staging_(std::make_unique<HostStaging>(options.staging_chunk_bytes, pool)) {}
 
 template <class C>
@@ -200,8 +201,7 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
         coef[k] = coefs.value(r.entry[k]);
       }
     });
-    CUZK_ASSIGN_OR_RETURN(key->row_start[m],
-                          upload_span<uint32_t>(r.row_start, "prover.prepare.row_start", s));
+    CUZK_ASSIGN_OR_RETURN(key->row_start[m], upload_span<uint32_t>(r.row_start, "prover.prepare.row_start", s));
     CUZK_ASSIGN_OR_RETURN(key->signal[m], upload_span<uint32_t>(signal, "prover.prepare.signal", s));
     CUZK_ASSIGN_OR_RETURN(key->coef[m], upload_span<Fr>(coef, "prover.prepare.coef", s));
     CUZK_RETURN_IF_ERROR(s.synchronize());  // the host vectors go out of scope
@@ -277,10 +277,14 @@ size_t CudaBackend<C>::compute_bytes(const groth16::PreparedKey<C>& pk) const {
   const size_t first_private = size_t(hdr.n_public) + 1;
   auto scratch = [&](Section sec) -> size_t {
     switch (sec) {
-      case Section::kH: return Msm<G1C>::scratch_bytes(n);
-      case Section::kB2: return Msm<G2C>::scratch_bytes(vars);
-      case Section::kL: return Msm<G1C>::scratch_bytes(vars - first_private);
-      default: return Msm<G1C>::scratch_bytes(vars);
+      case Section::kH:
+        return Msm<G1C>::scratch_bytes(n);
+      case Section::kB2:
+        return Msm<G2C>::scratch_bytes(vars);
+      case Section::kL:
+        return Msm<G1C>::scratch_bytes(vars - first_private);
+      default:
+        return Msm<G1C>::scratch_bytes(vars);
     }
   };
   size_t msm = 0;
@@ -306,8 +310,8 @@ Result<std::unique_ptr<groth16::ProofJob<C>>> CudaBackend<C>::upload(const groth
   auto job = std::make_unique<DeviceJob<C>>(std::move(copy), std::move(stream), std::move(ev));
   job->upload_reservation = std::move(res);
   job->n_vars = witness.size();
-  CUZK_ASSIGN_OR_RETURN(job->witness,
-                        DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
+  CUZK_ASSIGN_OR_RETURN(
+      job->witness, DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
   // The caller's witness is pageable: through the pinned chunks, at the link's rate.
   CUZK_RETURN_IF_ERROR(staging_->copy_to_device(job->witness.data(), witness.data(), witness.size_bytes(), job->copy,
                                                 "prover.upload.witness_chunk"));
@@ -358,22 +362,26 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     const auto t1 = Clock::now();
     switch (sec) {
       case Section::kH: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.h, section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.h,
+                              section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res));
         t.msm_h = seconds_since(t1);
         break;
       }
       case Section::kA: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.a, section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.a,
+                              section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy, &res));
         t.msm_a = seconds_since(t1);
         break;
       }
       case Section::kB1: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b1, section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b1,
+                              section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st, job.copy, &res));
         t.msm_b1 = seconds_since(t1);
         break;
       }
       case Section::kB2: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b2, section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b2,
+                              section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st, job.copy, &res));
         t.msm_b2 = seconds_since(t1);
         break;
       }
@@ -406,8 +414,7 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   }
   auto lane0 = [&]() -> Status {
     CUZK_RETURN_IF_ERROR(started.record(s));
-    CUZK_RETURN_IF_ERROR(
-        synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
+    CUZK_RETURN_IF_ERROR(synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
     CUZK_RETURN_IF_ERROR(synthesized.record(s));
     CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s));
     CUZK_RETURN_IF_ERROR(h_done.record(s));

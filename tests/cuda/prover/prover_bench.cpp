@@ -53,13 +53,13 @@ std::vector<unsigned> parse_list(const std::string& s) {
   return out;
 }
 
-#define BENCH_CHECK(expr)                                                                     \
-  do {                                                                                        \
-    Status st_ = (expr);                                                                      \
-    if (!st_.is_ok()) {                                                                       \
-      std::fprintf(stderr, "cuda_prover_bench: %s: %s\n", #expr, st_.to_string().c_str());   \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define BENCH_CHECK(expr)                                                                  \
+  do {                                                                                     \
+    Status st_ = (expr);                                                                   \
+    if (!st_.is_ok()) {                                                                    \
+      std::fprintf(stderr, "cuda_prover_bench: %s: %s\n", #expr, st_.to_string().c_str()); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
   } while (0)
 
 template <class T>
@@ -99,8 +99,8 @@ int bench_upload(const std::vector<unsigned>& logs, int runs, const std::string&
         BENCH_CHECK(dev.download(std::span<uint8_t>(back), s));
         BENCH_CHECK(s.synchronize());
         if (std::memcmp(back.data(), src, bytes) != 0) {
-          std::fprintf(stderr, "cuda_prover_bench: %s at 2^%u: the device copy differs from the source\n",
-                       name.c_str(), lg);
+          std::fprintf(stderr, "cuda_prover_bench: %s at 2^%u: the device copy differs from the source\n", name.c_str(),
+                       lg);
           std::exit(1);
         }
       }
@@ -180,10 +180,11 @@ int bench_proofs(const std::string& zkey_path, const std::string& wtns_path, con
     std::printf("%s\n", row);
     std::fflush(stdout);
   }
-  std::printf("\n`%s` (median of %d after a warm-up; ms; the MSMs of different lanes overlap)\n\n"
-              "| curve | domain | lanes | upload | synthesis | H | MSM A / B1 / B2 / L / H | read-back | total |\n"
-              "|---|---|---:|---:|---:|---:|---|---:|---:|\n",
-              command.c_str(), runs);
+  std::printf(
+      "\n`%s` (median of %d after a warm-up; ms; the MSMs of different lanes overlap)\n\n"
+      "| curve | domain | lanes | upload | synthesis | H | MSM A / B1 / B2 / L / H | read-back | total |\n"
+      "|---|---|---:|---:|---:|---:|---|---:|---:|\n",
+      command.c_str(), runs);
   for (const auto& row : rows) std::printf("%s\n", row.c_str());
   return 0;
 }
@@ -221,8 +222,9 @@ int main(int argc, char** argv) {
     } else if (a == "--wtns") {
       wtns = value();
     } else {
-      std::fprintf(stderr, "usage: cuda_prover_bench --upload [--logs 20,24] | --zkey K --wtns W [--lanes 1,2,3,5]"
-                           " [-r N]\n");
+      std::fprintf(stderr,
+                   "usage: cuda_prover_bench --upload [--logs 20,24] | --zkey K --wtns W [--lanes 1,2,3,5]"
+                   " [-r N]\n");
       return 2;
     }
   }

@@ -13,18 +13,18 @@
 #include <vector>
 
 #include "cuda/allocator.hpp"
-#include "cuda/fault.hpp"
+#include "cuda/cuda_test_util.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/fault.hpp"
 #include "cuda/prover/cuda_backend.hpp"
 #include "cuda/prover/host_staging.hpp"
-#include "cuda/cuda_test_util.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/demo_circuit.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/scratch_dir.hpp"  // tests/groth16
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
-#include "groth16/scratch_dir.hpp"  // tests/groth16
 
 namespace cuzk::cuda {
 namespace {
@@ -265,8 +265,8 @@ TYPED_TEST(CudaProver, StagingFaultsFailOnlyThatProof) {
   const Fr r = Fr::from_u64(3), s = Fr::from_u64(4);
   auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
   ASSERT_TRUE(want.is_ok());
-  const size_t chunks = (k.circuit.witness.size() * sizeof(typename Fr::Int) + o.staging_chunk_bytes - 1) /
-                        o.staging_chunk_bytes;
+  const size_t chunks =
+      (k.circuit.witness.size() * sizeof(typename Fr::Int) + o.staging_chunk_bytes - 1) / o.staging_chunk_bytes;
   ASSERT_GE(chunks, 4u);
 
   // The first upload pins the staging: a failure there fails the proof and pins nothing.
@@ -308,8 +308,8 @@ TEST(HostStaging, CopiesEveryLengthExactly) {
   auto s = Stream::create();
   ASSERT_TRUE(s.is_ok());
   auto rng = testing::seeded_rng("host-staging");
-  for (size_t len : {size_t(0), size_t(1), size_t(7), chunk - 1, chunk, chunk + 1, 2 * chunk, 5 * chunk + 13,
-                     size_t(3) << 20}) {
+  for (size_t len :
+       {size_t(0), size_t(1), size_t(7), chunk - 1, chunk, chunk + 1, 2 * chunk, 5 * chunk + 13, size_t(3) << 20}) {
     SCOPED_TRACE("bytes " + std::to_string(len));
     std::vector<uint8_t> src(len), back(len);
     for (auto& b : src) b = uint8_t(rng());
