@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what building and testing cuzk needs on a Debian machine (run as root):
-# the toolchain and libraries from Debian, the test oracles (snarkjs, circom2, @noble/curves,
-# blst's node binding) from npm. Safe to run again: it installs only what is missing.
+# Installs what building and testing cuzk needs on a Debian machine (run as root): the
+# toolchains (GCC; clang with its sanitizer and libFuzzer runtimes) and libraries from
+# Debian, the test oracles (snarkjs, circom2, @noble/curves, blst's node binding) from npm.
+# Safe to run again: it installs only what is missing.
 # --no-npm skips the npm part (`make demo` needs no test oracles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(build-essential cmake ninja-build pkg-config libgmp-dev libgtest-dev libbenchmark-dev
+pkgs=(build-essential clang libclang-rt-dev cmake ninja-build pkg-config libgmp-dev libgtest-dev libbenchmark-dev
       nlohmann-json3-dev libcli11-dev
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libspdlog-dev libfmt-dev
       libtomlplusplus-dev libcpp-httplib-dev prometheus)

@@ -29,7 +29,7 @@ Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& cho
 }
 
 template <class C>
-Result<groth16::FixedBaseMuls<C>> setup_muls(const std::string& choice, ThreadPool& pool) {
+Result<groth16::FixedBaseMuls<C>> setup_muls(const std::string& choice, [[maybe_unused]] ThreadPool& pool) {
   groth16::FixedBaseMuls<C> muls;
   if (choice == "cpu") return muls;
 #if defined(CUZK_WITH_CUDA)

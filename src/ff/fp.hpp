@@ -162,9 +162,9 @@ class Fp {
       if (!std::is_constant_evaluated()) {
         Fp r;
         if constexpr (N == 4) {
-          x86::mod_add_4<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mod_add_4<P>(r.v_.limb, v_.limb, o.v_.limb);
         } else {
-          x86::mod_add_6<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mod_add_6<P>(r.v_.limb, v_.limb, o.v_.limb);
         }
         return r;
       }
@@ -181,9 +181,9 @@ class Fp {
       if (!std::is_constant_evaluated()) {
         Fp r;
         if constexpr (N == 4) {
-          x86::mod_sub_4<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mod_sub_4<P>(r.v_.limb, v_.limb, o.v_.limb);
         } else {
-          x86::mod_sub_6<P::MODULUS.limb>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mod_sub_6<P>(r.v_.limb, v_.limb, o.v_.limb);
         }
         return r;
       }
@@ -206,9 +206,9 @@ class Fp {
       if (!std::is_constant_evaluated()) {
         Fp r;
         if constexpr (N == 4) {
-          x86::mont_mul_4<P::MODULUS.limb, INV>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mont_mul_4<P, INV>(r.v_.limb, v_.limb, o.v_.limb);
         } else {
-          x86::mont_mul_6<P::MODULUS.limb, INV>(r.v_.limb, v_.limb, o.v_.limb);
+          x86::mont_mul_6<P, INV>(r.v_.limb, v_.limb, o.v_.limb);
         }
         return r;
       }
@@ -225,9 +225,9 @@ class Fp {
       if (!std::is_constant_evaluated()) {
         Fp r;
         if constexpr (N == 4) {
-          x86::mont_sqr_4<P::MODULUS.limb, INV>(r.v_.limb, v_.limb);
+          x86::mont_sqr_4<P, INV>(r.v_.limb, v_.limb);
         } else {
-          x86::mont_sqr_6<P::MODULUS.limb, INV>(r.v_.limb, v_.limb);
+          x86::mont_sqr_6<P, INV>(r.v_.limb, v_.limb);
         }
         return r;
       }

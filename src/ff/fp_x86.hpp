@@ -17,13 +17,18 @@ namespace cuzk::ff::x86 {
 // need more registers, so forced inlining can leave none for their operands ("impossible
 // constraints", seen with the 6-limb product inside Fp2 code).
 #define CUZK_X86_INLINE inline __attribute__((always_inline))
+//
+// The templates take the field's parameter struct (ff/params.hpp), not a pointer to its
+// modulus limbs: a pointer to a subobject as a template argument is C++20 that clang 14
+// rejects. The limbs are still memory operands naming the struct's static constant.
 
 // Multiplication needs BMI2 (mulx) and ADX (adcx, adox).
 #if defined(__BMI2__) && defined(__ADX__)
 
 // out = a * b * R^-1 mod p for a 4-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 CUZK_X86_INLINE void mont_mul_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0, t1, t2, t3, t4, lo, hi;
   asm(
       "movq %[b0], %%rdx\n\t"
@@ -165,8 +170,9 @@ CUZK_X86_INLINE void mont_mul_4(uint64_t* out, const uint64_t* a, const uint64_t
 }
 
 // out = a^2 * R^-1 mod p for a 4-limb p; INV = -p^-1 mod 2^64. out may alias a.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 inline void mont_sqr_4(uint64_t* out, const uint64_t* a) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7, t8, lo, hi;
   asm(
       "movq %[a0], %%rdx\n\t"
@@ -303,9 +309,295 @@ inline void mont_sqr_4(uint64_t* out, const uint64_t* a) {
   out[0] = t8; out[1] = t0; out[2] = t1; out[3] = t2;
 }
 
+#if defined(__clang__)
+
 // out = a * b * R^-1 mod p for a 6-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 inline void mont_mul_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, c0, c1, lo, hi;
+  asm(
+      "movq 0(%[b]), %%rdx\n\t"
+      "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+      "mulxq 8(%[a]), %[lo], %[t2]\n\t"
+      "addq %[lo], %[t1]\n\t"
+      "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+      "adcq %[lo], %[t2]\n\t"
+      "mulxq 24(%[a]), %[lo], %[t4]\n\t"
+      "adcq %[lo], %[t3]\n\t"
+      "mulxq 32(%[a]), %[lo], %[t5]\n\t"
+      "adcq %[lo], %[t4]\n\t"
+      "mulxq 40(%[a]), %[lo], %[t6]\n\t"
+      "adcq %[lo], %[t5]\n\t"
+      "adcq $0, %[t6]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t0], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "adcxq %[t0], %[t6]\n\t"
+      "movq 8(%[b]), %%rdx\n\t"
+      "xorl %k[t0], %k[t0]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 32(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 40(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "adcq $0, %[t0]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t1], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "adcxq %[t1], %[t0]\n\t"
+      "movq 16(%[b]), %%rdx\n\t"
+      "xorl %k[t1], %k[t1]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 32(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq 40(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "adcq $0, %[t1]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t2], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "adcxq %[t2], %[t1]\n\t"
+      "movq 24(%[b]), %%rdx\n\t"
+      "xorl %k[t2], %k[t2]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq 32(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq 40(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "adcq $0, %[t2]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t3], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "adcxq %[t3], %[t2]\n\t"
+      "movq 32(%[b]), %%rdx\n\t"
+      "xorl %k[t3], %k[t3]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq 32(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq 40(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "adcq $0, %[t3]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t4], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "adcxq %[t4], %[t3]\n\t"
+      "movq 40(%[b]), %%rdx\n\t"
+      "xorl %k[t4], %k[t4]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq 32(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 40(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "adcq $0, %[t4]\n\t"
+      "movabsq %[inv], %%rdx\n\t"
+      "imulq %[t5], %%rdx\n\t"
+      "xorl %k[lo], %k[lo]\n\t"
+      "mulxq %[p0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq %[p1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[hi], %[t0]\n\t"
+      "mulxq %[p2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq %[p3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq %[p4], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq %[p5], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "adcxq %[t5], %[t4]\n\t"
+      "movq %[t6], %[t5]\n\t"
+      "movq %[t0], %[lo]\n\t"
+      "movq %[t1], %[hi]\n\t"
+      "movq %[t2], %%rdx\n\t"
+      "movq %[t3], %[c0]\n\t"
+      "movq %[t4], %[c1]\n\t"
+      "subq %[p0], %[t5]\n\t"
+      "sbbq %[p1], %[lo]\n\t"
+      "sbbq %[p2], %[hi]\n\t"
+      "sbbq %[p3], %%rdx\n\t"
+      "sbbq %[p4], %[c0]\n\t"
+      "sbbq %[p5], %[c1]\n\t"
+      "cmovncq %[t5], %[t6]\n\t"
+      "cmovncq %[lo], %[t0]\n\t"
+      "cmovncq %[hi], %[t1]\n\t"
+      "cmovncq %%rdx, %[t2]\n\t"
+      "cmovncq %[c0], %[t3]\n\t"
+      "cmovncq %[c1], %[t4]\n\t"
+      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [t6] "=&r"(t6), [c0] "=&r"(c0), [c1] "=&r"(c1), [lo] "=&r"(lo), [hi] "=&r"(hi)
+      : [a] "r"(a), [b] "r"(b),
+        [p0] "m"(P[0]), [p1] "m"(P[1]), [p2] "m"(P[2]), [p3] "m"(P[3]), [p4] "m"(P[4]), [p5] "m"(P[5]), [inv] "n"(INV)
+      : "rdx", "cc", "memory");
+  out[0] = t6; out[1] = t0; out[2] = t1; out[3] = t2; out[4] = t3; out[5] = t4;
+}
+
+#else
+
+// out = a * b * R^-1 mod p for a 6-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
+template <class Params, uint64_t INV>
+inline void mont_mul_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0, t1, t2, t3, t4, t5, t6, c0, c1, lo, hi;
   asm(
       "movq %[b0], %%rdx\n\t"
@@ -584,9 +876,12 @@ inline void mont_mul_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   out[0] = t6; out[1] = t0; out[2] = t1; out[3] = t2; out[4] = t3; out[5] = t4;
 }
 
+#endif  // __clang__
+
 // out = a^2 * R^-1 mod p for a 6-limb p; INV = -p^-1 mod 2^64. out may alias a.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 inline void mont_sqr_6(uint64_t* out, const uint64_t* a) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7, lo, hi;
   uint64_t s[8];
   asm(
@@ -866,8 +1161,9 @@ inline void mont_sqr_6(uint64_t* out, const uint64_t* a) {
 #endif  // __BMI2__ && __ADX__
 
 // out = a + b mod p for a 4-limb p, operands < p. out may alias a or b.
-template <const uint64_t* P>
+template <class Params>
 inline void mod_add_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], c0, c1, c2, c3;
   asm(
       "addq %[b0], %[t0]\n\t"
@@ -894,8 +1190,9 @@ inline void mod_add_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
 }
 
 // out = a - b mod p for a 4-limb p, operands < p. out may alias a or b.
-template <const uint64_t* P>
+template <class Params>
 inline void mod_sub_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], c0, c1, c2, c3;
   asm(
       "subq %[b0], %[t0]\n\t"
@@ -922,8 +1219,9 @@ inline void mod_sub_4(uint64_t* out, const uint64_t* a, const uint64_t* b) {
 }
 
 // out = a + b mod p for a 6-limb p, operands < p. out may alias a or b.
-template <const uint64_t* P>
+template <class Params>
 inline void mod_add_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], c0, c1, c2, c3, c4, c5;
   asm(
       "addq %[b0], %[t0]\n\t"
@@ -958,8 +1256,9 @@ inline void mod_add_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
 }
 
 // out = a - b mod p for a 6-limb p, operands < p. out may alias a or b.
-template <const uint64_t* P>
+template <class Params>
 inline void mod_sub_6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], c0, c1, c2, c3, c4, c5;
   asm(
       "subq %[b0], %[t0]\n\t"

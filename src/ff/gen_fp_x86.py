@@ -29,14 +29,15 @@ def reg(name):
     return "%%rdx" if name == "rdx" else f"%[{name}]"
 
 
-# Limb j of an operand: a per-limb "rm"/"m" operand, or, for the modulus in the
-# 6-limb squaring (which runs out of asm operands), an offset from a pointer register.
-P_POINTER = False
+# Limb j of an operand: a per-limb "rm"/"m" operand, or an offset from a pointer
+# register for the operands named in POINTERS (the modulus in the 6-limb squaring, which
+# runs out of asm operands; a and b in clang's 6-limb product).
+POINTERS = set()
 
 
 def mem(ptr, j):
-    if ptr == "p" and P_POINTER:
-        return f"{8 * j}(%[p])"
+    if ptr in POINTERS:
+        return f"{8 * j}(%[{ptr}])"
     return f"%[{ptr}{j}]"
 
 
@@ -257,6 +258,10 @@ namespace cuzk::ff::x86 {
 // need more registers, so forced inlining can leave none for their operands ("impossible
 // constraints", seen with the 6-limb product inside Fp2 code).
 #define CUZK_X86_INLINE inline __attribute__((always_inline))
+//
+// The templates take the field's parameter struct (ff/params.hpp), not a pointer to its
+// modulus limbs: a pointer to a subobject as a template argument is C++20 that clang 14
+// rejects. The limbs are still memory operands naming the struct's static constant.
 """
 
 ADX_BEGIN = """
@@ -276,48 +281,67 @@ def limb_operands(name, n, constraint, src):
     return ", ".join(f'[{name}{j}] "{constraint}"({src}[{j}])' for j in range(n))
 
 
-def emit_mul(n):
-    global P_POINTER
-    P_POINTER = False
+def emit_mul(n, pointers=False):
+    """pointers: a and b as base registers, and a "memory" clobber for what the block
+    reads through them (clang's 6-limb product, see the caller)."""
+    global POINTERS
+    POINTERS = {"a", "b"} if pointers else set()
     lines, nt, res = gen_mul(n)
     extra = ["c0", "c1"] if n == 6 else []
     ts = ", ".join([f"t{i}" for i in range(nt)] + extra)
     outs = ", ".join(f'[{t}] "=&r"({t})' for t in [f"t{i}" for i in range(nt)] + extra)
     stores = " ".join(f"out[{j}] = {r};" for j, r in enumerate(res))
+    if pointers:
+        ab_ops = '[a] "r"(a), [b] "r"(b)'
+        clobbers = '"rdx", "cc", "memory"'
+    else:
+        ab_ops = (f'{limb_operands("a", n, "rm" if n == 4 else "m", "a")},\n'
+                  f'        {limb_operands("b", n, "m", "b")}')
+        clobbers = '"rdx", "cc"'
     return f"""
 // out = a * b * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a or b.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 {"CUZK_X86_INLINE" if n == 4 else "inline"} void mont_mul_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t {ts}, lo, hi;
   asm(
 {fmt_asm(lines)}
       : {outs}, [lo] "=&r"(lo), [hi] "=&r"(hi)
-      : {limb_operands("a", n, "rm" if n == 4 else "m", "a")},
-        {limb_operands("b", n, "m", "b")},
+      : {ab_ops},
         {limb_operands("p", n, "m", "P")}, [inv] "n"(INV)
-      : "rdx", "cc");
+      : {clobbers});
   {stores}
 }}
 """
 
 
+def emit_mul_6():
+    # Eleven temporaries and rdx leave three registers. GCC folds the per-limb operands
+    # into rsp- or base-relative addresses; clang can spend an address register on each
+    # (seen in batch_inverse's loops: "inline assembly requires more registers than
+    # available"), so under clang a and b are two base registers.
+    return ("\n#if defined(__clang__)\n" + emit_mul(6, pointers=True) + "\n#else\n" + emit_mul(6) +
+            "\n#endif  // __clang__\n")
+
+
 def emit_sqr(n):
-    global P_POINTER
-    P_POINTER = n == 6
+    global POINTERS
+    POINTERS = {"p"} if n == 6 else set()
     lines, nt, spill, res = gen_sqr(n)
     ts = ", ".join(f"t{i}" for i in range(nt))
     outs = ", ".join(f'[t{i}] "=&r"(t{i})' for i in range(nt))
     scratch_decl = f"  uint64_t s[{n + 2}];\n" if spill else ""
     scratch_ops = "".join(f', [s{j}] "=m"(s[{j}])' for j in range(n + 2)) if spill else ""
-    if P_POINTER:
+    if POINTERS:
         p_ops = '[p] "r"(P), "m"(*(const uint64_t(*)[%d])P)' % n
     else:
         p_ops = limb_operands("p", n, "m", "P")
     stores = " ".join(f"out[{j}] = {r};" for j, r in enumerate(res))
     return f"""
 // out = a^2 * R^-1 mod p for a {n}-limb p; INV = -p^-1 mod 2^64. out may alias a.
-template <const uint64_t* P, uint64_t INV>
+template <class Params, uint64_t INV>
 inline void mont_sqr_{n}(uint64_t* out, const uint64_t* a) {{
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t {ts}, lo, hi;
 {scratch_decl}  asm(
 {fmt_asm(lines)}
@@ -335,8 +359,8 @@ def emit_addsub(name, gen, n, doc):
     # store/load round trip through memory.
     # Six limbs keep the copies in scratch memory: twelve live registers plus operand
     # addresses can exceed what GCC has left around an inlined call site.
-    global P_POINTER
-    P_POINTER = False
+    global POINTERS
+    POINTERS = set()
     spill = n == 6
     lines = gen(n, spill)
     ts = ", ".join(f"t{j} = a[{j}]" for j in range(n))
@@ -348,8 +372,9 @@ def emit_addsub(name, gen, n, doc):
     stores = " ".join(f"out[{j}] = t{j};" for j in range(n))
     return f"""
 // {doc} for a {n}-limb p, operands < p. out may alias a or b.
-template <const uint64_t* P>
+template <class Params>
 inline void {name}_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+  constexpr const uint64_t* P = Params::MODULUS.limb;
   uint64_t {ts}, {cs};
   asm(
 {fmt_asm(lines)}
@@ -366,7 +391,7 @@ def main():
     out = [HEADER]
     out.append(ADX_BEGIN)
     for n in (4, 6):
-        out.append(emit_mul(n))
+        out.append(emit_mul(n) if n == 4 else emit_mul_6())
         out.append(emit_sqr(n))
     out.append(ADX_END)
     for n in (4, 6):
