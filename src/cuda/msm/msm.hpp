@@ -19,8 +19,9 @@
 // is paid once per MSM, not once per window group.
 //
 // With PrecomputedBases (shifted copies 2^(c·j)·P of every base, built once per base
-// set), every window's digits index their own copy and all windows add into ONE set of
-// buckets: one reduction, no doublings between windows, and wider windows pay off.
+// set), every window's digits index their own copy and all windows end in ONE set of
+// buckets (each window group's buckets are folded into it): one reduction, no doublings
+// between windows.
 //
 // Synchronisation: one wait after the split (CUB's sort needs the counts on the host)
 // and one at the end for the result; nothing per window or per group.
@@ -44,8 +45,8 @@ struct MsmStats {
   // precomputed bases (their width is fixed when they are built).
   unsigned force_window_bits = 0;
   bool precomputed = false;  // out: the run used precomputed bases
-  size_t ones = 0;       // scalars equal to 1
-  size_t rest = 0;       // scalars above 1 (through Pippenger)
+  size_t ones = 0;           // scalars equal to 1
+  size_t rest = 0;           // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned windows_per_group = 0;
@@ -55,9 +56,9 @@ struct MsmStats {
 };
 
 // Shifted copies of one base set for Msm::run's precomputed mode: with c-bit windows
-// (W = ceil((bits + 1) / c) Booth windows), copy j = 1 .. W-1 holds 2^(c·j)·P_i for every
-// base P_i, affine, in device memory from the accounted allocator. The original bases
-// are not copied: run() takes them beside the table.
+// (W = ceil((bits + 1) / c) Booth windows), copy j = 0 .. W-1 holds 2^(c·j)·P_i for every
+// base P_i (copy 0: the bases themselves, so the table is all run() needs), affine, in
+// device memory from the accounted allocator.
 template <class G>
 class PrecomputedBases {
  public:
@@ -67,7 +68,7 @@ class PrecomputedBases {
   static unsigned choose_window_bits(size_t n);
   // Booth windows of c bits over the scalar field, and the extra copies they need.
   static unsigned windows_for(unsigned window_bits);
-  // Device bytes of the table for n bases: (windows - 1)·n affine points.
+  // Device bytes of the table for n bases: windows·n affine points.
   static size_t bytes(size_t n, unsigned window_bits);
 
   // Builds the table from the n device bases on `s` (c doublings and one batched affine
@@ -81,7 +82,7 @@ class PrecomputedBases {
   unsigned window_bits() const { return c_; }
   unsigned windows() const { return windows_; }
   size_t table_bytes() const { return table_.size() * sizeof(AffinePoint); }
-  const AffinePoint* table() const { return table_.data(); }  // copy j at table() + (j - 1)·points()
+  const AffinePoint* table() const { return table_.data(); }  // copy j at table() + j·points()
 
  private:
   DeviceBuffer<AffinePoint> table_;
@@ -105,12 +106,11 @@ class Msm {
   static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n, const Stream& s,
                                      Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
 
-  // The same with precomputed bases: `d_bases` must be the bases `pre` was built from
-  // (their first n are used), n <= pre.points(). Scratch: scratch_bytes(n, pre).
+  // The same over the first n of the bases `pre` was built from, n <= pre.points().
+  // Scratch: scratch_bytes(n, pre).
   static size_t scratch_bytes(size_t n, const PrecomputedBases<G>& pre);
-  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const PrecomputedBases<G>& pre,
-                                     const ScalarInt* d_scalars, size_t n, const Stream& s,
-                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
+  static Result<ec::Jacobian<G>> run(const PrecomputedBases<G>& pre, const ScalarInt* d_scalars, size_t n,
+                                     const Stream& s, Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
 
  private:
   static Result<ec::Jacobian<G>> run_with(const AffinePoint* d_bases, const PrecomputedBases<G>* pre,

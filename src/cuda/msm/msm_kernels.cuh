@@ -22,8 +22,8 @@ constexpr size_t kOnesPartials = 131072;           // at most this many threads 
 // log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
 // the items, and so half the cost, of the second level), 8 below (enough threads).
 constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits = 16;
-constexpr unsigned kReduceFanIn = 16;              // the ones' sum
-constexpr unsigned kPartialsPerThread = 16;        // accumulation levels after the first
+constexpr unsigned kReduceFanIn = 16;        // the ones' sum
+constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 28;
 
 inline unsigned floor_log2(size_t x) {
@@ -39,10 +39,10 @@ inline unsigned blocks_for(size_t threads) { return unsigned(ceil_div(threads, k
 struct Plan {
   size_t m = 0;
   unsigned c = 0, windows = 0, group = 0;
-  size_t nb = 0;           // buckets per window, 2^(c-1); slot nb collects zero digits
-  bool shared = false;     // precomputed bases: every window adds into one bucket set
-  size_t stride = 0;       // precomputed bases: points per copy (window w reads copy w)
-  unsigned log_l1 = 0;     // log2 of the first reduction level's chunk
+  size_t nb = 0;        // buckets per window, 2^(c-1); slot nb collects zero digits
+  bool shared = false;  // precomputed bases: every window adds into one bucket set
+  size_t stride = 0;    // precomputed bases: points per copy (window w reads copy w)
+  unsigned log_l1 = 0;  // log2 of the first reduction level's chunk
   size_t bucket_rows() const { return shared ? 1 : group; }
   size_t reduce_rows() const { return shared ? 1 : windows; }
   size_t first_chunks() const { return nb >> log_l1; }  // per reduced row
@@ -163,11 +163,12 @@ struct GroupScratch {
   void* sort_temp;
   size_t sort_temp_bytes;
   P* buckets;
+  P* total;  // precomputed bases: the run's one bucket set (null otherwise)
   uint32_t *pkeys_a, *pkeys_b;
   P *pvals_a, *pvals_b;
   P *z_a, *q_a, *z_b, *q_b;
-  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t rows, size_t chunks,
-               size_t& total) {
+  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t total_n, size_t sort_m, unsigned c, size_t rows,
+               size_t chunks, size_t& total_bytes) {
     Carver cv(base);
     keys_in = cv.take<uint32_t>(entries);
     vals_in = cv.take<uint32_t>(entries);
@@ -176,6 +177,7 @@ struct GroupScratch {
     sort_temp_bytes = msm_detail::sort_temp_bytes(sort_m, c);
     sort_temp = cv.take<uint8_t>(sort_temp_bytes);
     buckets = cv.take<P>(buckets_n);
+    total = total_n != 0 ? cv.take<P>(total_n) : nullptr;
     const size_t pa = first_partials_bound(entries);
     const size_t pb = 2 * ceil_div(pa, kPartialsPerThread);
     pkeys_a = cv.take<uint32_t>(pa);
@@ -187,13 +189,13 @@ struct GroupScratch {
     q_a = cv.take<P>(rows * chunks);
     z_b = cv.take<P>(half);
     q_b = cv.take<P>(half);
-    total = cv.used();
+    total_bytes = cv.used();
   }
-  GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total)
+  GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total_bytes)
       : GroupScratch(base, std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)),
-                     p.bucket_rows() * (p.nb + 1),
+                     p.bucket_rows() * (p.nb + 1), p.shared ? p.nb + 1 : 0,
                      p.shared ? std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)) : m_hi, p.c,
-                     p.reduce_rows(), p.first_chunks(), total) {}
+                     p.reduce_rows(), p.first_chunks(), total_bytes) {}
 };
 
 template <class G>
@@ -205,18 +207,12 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
   return a.dbl();
 }
 
-template <class G>
-__device__ __forceinline__ void add_to_bucket(ec::Xyzz<G>* b, const ec::Xyzz<G>& acc) {
-  *b = add_full<G>(*b, acc);
-}
-
 __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
   return size_t(key >> c) * (nb + 1) + (key & ((uint32_t(1) << c) - 1));
 }
 
 // One thread sums `per_thread` consecutive sorted entries, run by run (a run = one
-// bucket). A run that begins and ends inside the chunk is the whole bucket: it is added
-// to the bucket (which is infinity unless an earlier window group added into it).
+// bucket). A run that begins and ends inside the chunk is the whole bucket: it is stored.
 // The first and the last run may continue in the neighbouring chunks: they go out as
 // partial sums, two per chunk (the second infinity when the chunk is one run), in key
 // order, for the next level. On the last level (one chunk) every run is stored.
@@ -239,7 +235,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
         out_keys[2 * t] = cur;
         out_vals[2 * t] = acc;
       } else {
-        add_to_bucket(buckets + slot_of(cur, c, nb), acc);
+        buckets[slot_of(cur, c, nb)] = acc;
       }
       head = false;
       acc = P::infinity();
@@ -248,7 +244,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
     add_entry(i, acc);
   }
   if (last_level) {
-    add_to_bucket(buckets + slot_of(cur, c, nb), acc);
+    buckets[slot_of(cur, c, nb)] = acc;
     return;
   }
   if (head) {
@@ -262,15 +258,13 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
 
 template <class G>
 __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
-    accumulate_points_kernel(const ec::Affine<G>* bases, const ec::Affine<G>* table, uint32_t split,
-                             const uint32_t* keys, const uint32_t* vals, size_t count, size_t per_thread, unsigned c,
-                             size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
-                             bool last_level) {
-  // Entry values below `split` index the bases, the others the precomputed copies.
+    accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
+                             size_t per_thread, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
+                             ec::Xyzz<G>* out_vals, bool last_level) {
   accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) {
-                        const uint32_t v = vals[i], idx = v & 0x7fffffffu;
-                        ec::Affine<G> p = idx < split ? bases[idx] : table[idx - split];
+                        const uint32_t v = vals[i];
+                        ec::Affine<G> p = bases[v & 0x7fffffffu];
                         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
                         acc += p;
                       });
@@ -283,6 +277,16 @@ __global__ void __launch_bounds__(kThreads)
                                bool last_level) {
   accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
+}
+
+// total[b] += group[b] for the n buckets of one set (precomputed bases: each window group
+// accumulates into its own set, then folds it into the run's one set).
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    fold_buckets_kernel(const ec::Xyzz<G>* group, size_t n, ec::Xyzz<G>* total) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  total[t] = add_full<G>(total[t], group[t]);
 }
 
 // One level of the bucket reduction. Row r holds a list z_0 .. z_{k-1} (at z + r·z_stride)
@@ -411,9 +415,9 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    reduce_level_kernel<G, true><<<blocks_for(rows * kout), kThreads, 0, s>>>(
-        zs[cur], k, qs[cur], rows, k, 1, shift_w, shift_z, false, last ? nullptr : zs[cur ^ 1],
-        last ? dest : qs[cur ^ 1]);
+    reduce_level_kernel<G, true>
+        <<<blocks_for(rows * kout), kThreads, 0, s>>>(zs[cur], k, qs[cur], rows, k, 1, shift_w, shift_z, false,
+                                                      last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
     CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_level_kernel"));
     cur ^= 1;
     k = kout;
@@ -512,11 +516,14 @@ unsigned PrecomputedBases<G>::windows_for(unsigned window_bits) {
 template <class G>
 unsigned PrecomputedBases<G>::choose_window_bits(size_t n) {
   // One bucket set: per point one addition per window, per bucket ~kBucketCost once.
+  // Capped at 20: on the H200 at 2^24, 22- and 23-bit windows accumulated twice as slowly
+  // as 20-bit ones (BLS12-381 G1: 214 and 226 ms against 121; cause not yet found), and
+  // 20 was also the fastest at 2^22 (G1 of both curves, G2).
   using namespace msm_detail;
   const double m = double(std::max<size_t>(n, 1));
   unsigned best = 8;
   double best_cost = 1e300;
-  for (unsigned c = 8; c <= 24; ++c) {
+  for (unsigned c = 8; c <= 20; ++c) {
     const double cost = double(windows_for(c)) * m + kBucketCost * double(size_t(1) << (c - 1));
     if (cost < best_cost) {
       best_cost = cost;
@@ -529,7 +536,7 @@ unsigned PrecomputedBases<G>::choose_window_bits(size_t n) {
 template <class G>
 size_t PrecomputedBases<G>::bytes(size_t n, unsigned window_bits) {
   if (window_bits < 8 || window_bits > msm_detail::kMaxWindowBits) return 0;
-  return size_t(windows_for(window_bits) - 1) * n * sizeof(AffinePoint);
+  return size_t(windows_for(window_bits)) * n * sizeof(AffinePoint);
 }
 
 template <class G>
@@ -537,8 +544,8 @@ Result<PrecomputedBases<G>> PrecomputedBases<G>::build(const AffinePoint* d_base
                                                        const Stream& stream, Reservation* from) {
   using namespace msm_detail;
   if (window_bits < 8 || window_bits > kMaxWindowBits) {
-    return invalid_argument("msm: precomputed bases with " + std::to_string(window_bits) +
-                            "-bit windows; 8 .. " + std::to_string(kMaxWindowBits) + " are supported");
+    return invalid_argument("msm: precomputed bases with " + std::to_string(window_bits) + "-bit windows; 8 .. " +
+                            std::to_string(kMaxWindowBits) + " are supported");
   }
   const unsigned windows = windows_for(window_bits);
   if (n == 0 || size_t(windows) * n >= (size_t(1) << 31)) {
@@ -550,12 +557,14 @@ Result<PrecomputedBases<G>> PrecomputedBases<G>::build(const AffinePoint* d_base
   pre.c_ = window_bits;
   pre.windows_ = windows;
   CUZK_ASSIGN_OR_RETURN(pre.table_,
-                        DeviceBuffer<AffinePoint>::allocate(size_t(windows - 1) * n, "msm precomputed bases", from));
+                        DeviceBuffer<AffinePoint>::allocate(size_t(windows) * n, "msm precomputed bases", from));
   const cudaStream_t s = stream.get();
+  CUZK_RETURN_IF_ERROR(copy_async(pre.table_.data(), d_bases, n * sizeof(AffinePoint), cudaMemcpyDeviceToDevice, s,
+                                  "msm.precomputed_copy0"));
   const unsigned blocks = blocks_for(ceil_div(n, kShiftGroup));
   for (unsigned j = 1; j < windows; ++j) {
-    const AffinePoint* in = j == 1 ? d_bases : pre.table_.data() + size_t(j - 2) * n;
-    shift_bases_kernel<G><<<blocks, kThreads, 0, s>>>(in, n, window_bits, pre.table_.data() + size_t(j - 1) * n);
+    AffinePoint* out = pre.table_.data() + size_t(j) * n;
+    shift_bases_kernel<G><<<blocks, kThreads, 0, s>>>(out - n, n, window_bits, out);
     CUZK_RETURN_IF_ERROR(check_launch("msm.shift_bases_kernel"));
   }
   CUZK_RETURN_IF_ERROR(stream.synchronize());
@@ -595,14 +604,13 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
 }
 
 template <class G>
-Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const PrecomputedBases<G>& pre,
-                                    const ScalarInt* d_scalars, size_t n, const Stream& stream,
-                                    Reservation* scratch_from, MsmStats* stats) {
+Result<ec::Jacobian<G>> Msm<G>::run(const PrecomputedBases<G>& pre, const ScalarInt* d_scalars, size_t n,
+                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats) {
   if (n > pre.points()) {
     return invalid_argument("msm: " + std::to_string(n) + " scalars against precomputed bases of " +
                             std::to_string(pre.points()) + " points");
   }
-  return run_with(d_bases, &pre, d_scalars, n, stream, scratch_from, stats);
+  return run_with(pre.table(), &pre, d_scalars, n, stream, scratch_from, stats);
 }
 
 template <class G>
@@ -679,18 +687,17 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     CUZK_ASSIGN_OR_RETURN(group_buf,
                           DeviceBuffer<uint8_t>::allocate(group_bytes, "msm scratch (window group)", scratch_from));
     GroupScratch<G> gs(group_buf.data(), plan, m, group_bytes);
-    const AffinePoint* table = pre != nullptr ? pre->table() : nullptr;
-    const uint32_t split = pre != nullptr ? uint32_t(pre->points()) : UINT32_MAX;
+    // With precomputed bases, d_bases is the table: window w's digits index copy w.
     if (plan.shared) {
-      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, (plan.nb + 1) * sizeof(P), s),
+      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.total, 0, (plan.nb + 1) * sizeof(P), s),
                                 "msm: clearing the buckets");
     }
 
     for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
       const unsigned wg = std::min(plan.group, plan.windows - w0);
       const size_t entries = size_t(wg) * m;
-      CUZK_RETURN_IF_ERROR(window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, plan.shared, plan.stride,
-                                         gs.keys_in, gs.vals_in, s));
+      CUZK_RETURN_IF_ERROR(
+          window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, plan.shared, plan.stride, gs.keys_in, gs.vals_in, s));
       if (plan.shared) {
         // One bucket set: the group's pairs sort together.
         CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in, gs.keys_out, gs.vals_in, gs.vals_out, entries, plan.c,
@@ -698,21 +705,21 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       } else {
         for (unsigned wl = 0; wl < wg; ++wl) {
           const size_t off = size_t(wl) * m;
-          CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off,
-                                           m, plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
+          CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off, m,
+                                           plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
         }
-        CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
-                                  "msm: clearing the buckets");
       }
+      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, plan.bucket_rows() * (plan.nb + 1) * sizeof(P), s),
+                                "msm: clearing the buckets");
       timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
       size_t per_thread = first_per_thread(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
-      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
-          d_bases, table, split, gs.keys_out, gs.vals_out, entries, per_thread, plan.c, plan.nb, gs.buckets,
-          gs.pkeys_a, gs.pvals_a, last);
+      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
+                                                                           per_thread, plan.c, plan.nb, gs.buckets,
+                                                                           gs.pkeys_a, gs.pvals_a, last);
       CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
       P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
@@ -730,14 +737,17 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       }
       timer.mark(StageTimer::kAccumulate);
 
-      if (!plan.shared) {
+      if (plan.shared) {
+        fold_buckets_kernel<G><<<blocks_for(plan.nb), kThreads, 0, s>>>(gs.buckets, plan.nb, gs.total);
+        CUZK_RETURN_IF_ERROR(check_launch("msm.fold_buckets_kernel"));
+      } else {
         const size_t off = size_t(w0) * plan.first_chunks();
         CUZK_RETURN_IF_ERROR(
             reduce_first_level<G>(plan, gs.buckets, wg, gs.z_a + off, gs.q_a + off, sp.results + 1 + w0, s));
-        timer.mark(StageTimer::kReduce);
       }
+      timer.mark(StageTimer::kReduce);
     }
-    if (plan.shared) CUZK_RETURN_IF_ERROR(reduce_first_level<G>(plan, gs.buckets, 1, gs.z_a, gs.q_a, sp.results + 1, s));
+    if (plan.shared) CUZK_RETURN_IF_ERROR(reduce_first_level<G>(plan, gs.total, 1, gs.z_a, gs.q_a, sp.results + 1, s));
     CUZK_RETURN_IF_ERROR(reduce_tail<G>(plan, plan.reduce_rows(), gs, sp.results + 1, s));
     timer.mark(StageTimer::kReduce);
   }
@@ -772,6 +782,6 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
 
 }  // namespace cuzk::cuda
 
-#define CUZK_INSTANTIATE_MSM(G)                     \
+#define CUZK_INSTANTIATE_MSM(G)                   \
   template class cuzk::cuda::PrecomputedBases<G>; \
   template class cuzk::cuda::Msm<G>

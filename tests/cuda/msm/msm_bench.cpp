@@ -30,7 +30,7 @@ using msm_fixtures::Mix;
 struct Case {
   Mix mix;
   unsigned log_n;
-  const char* peer;     // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
+  const char* peer;      // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
   unsigned force_c = 0;  // forced window width (0: the choice)
   int pre_c = -1;        // precomputed bases of this width (0: their choice; -1: none)
 };
@@ -102,7 +102,7 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
     }
     auto run_once = [&](MsmStats* st) {
       st->force_window_bits = c.force_c;
-      return pre ? Msm<G>::run(in->bases.data(), *pre, in->scalars.data(), n, s, nullptr, st)
+      return pre ? Msm<G>::run(*pre, in->scalars.data(), n, s, nullptr, st)
                  : Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, st);
     };
     const size_t held = (*alloc)->stats().allocated_bytes;
@@ -145,8 +145,8 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
     row.scratch_peak = (*alloc)->stats().peak_bytes - held;
     row.scratch_bound = pre ? Msm<G>::scratch_bytes(n, *pre) : Msm<G>::scratch_bytes(n);
     rows.push_back(row);
-    std::fprintf(stderr, "%s 2^%u %s %s: %.2f ms %s\n", name, c.log_n, row.mix.c_str(), row.mode.c_str(),
-                 row.median_ms, row.ok ? "ok" : row.note.c_str());
+    std::fprintf(stderr, "%s 2^%u %s %s: %.2f ms %s\n", name, c.log_n, row.mix.c_str(), row.mode.c_str(), row.median_ms,
+                 row.ok ? "ok" : row.note.c_str());
   }
 }
 
@@ -158,8 +158,11 @@ int run(int argc, char** argv) {
     std::vector<unsigned> v;
     for (const char* p = a; *p != 0;) {
       v.push_back(unsigned(std::strtoul(p, const_cast<char**>(&p), 10)));
-      if (*p == ',') ++p;
-      else if (*p != 0) return std::vector<unsigned>{};
+      if (*p == ',') {
+        ++p;
+      } else if (*p != 0) {
+        return std::vector<unsigned>{};
+      }
     }
     return v;
   };
@@ -216,12 +219,11 @@ int run(int argc, char** argv) {
             true),
       max_log, runs, pool, rng, *stream, rows);
   sweep.clear();  // G2: the choice and the precomputed rows only
-  bench_group<bls12_381::G2Config>("bls12_381 G2",
-                                   extra({{Mix::kUniform, 20, "46.6"},
-                                          {Mix::kUniform, 22, "137.5"},
-                                          {Mix::kWitness, 22, "40.8"}},
-                                         {{22, "137.5"}}, true),
-                                   max_log, runs, pool, rng, *stream, rows);
+  bench_group<bls12_381::G2Config>(
+      "bls12_381 G2",
+      extra({{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, {{22, "137.5"}},
+            true),
+      max_log, runs, pool, rng, *stream, rows);
   bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
 
   std::printf("command: ");
@@ -251,8 +253,8 @@ int run(int argc, char** argv) {
   std::printf("|---|---|---:|---|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     const MsmStats& p = r.profile;
-    std::printf("| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(),
-                r.log_n, r.mode.c_str(), p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
+    std::printf("| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(), r.log_n,
+                r.mode.c_str(), p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
   }
   return status;
 }
