@@ -36,6 +36,7 @@ struct ProveTimings {
   double upload = 0;       // the witness to the backend (host to device for CUDA)
   double witness_abc = 0;  // witness checks, sparse A·w and B·w, c = a∘b
   double h = 0;            // NTTs and the H scalars
+  // Each MSM's wall time; a backend that runs them at once (CUDA's lanes) reports times that overlap.
   double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_l = 0, msm_h = 0;
   double read_back = 0;  // results back to the host
   double finalize = 0;   // blinding with r, s and conversion to affine

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <system_error>
+#include <vector>
 
 #include "cuda/allocator.hpp"
 #include "cuda/device.hpp"
@@ -77,8 +79,7 @@ Result<DeviceBuffer<T>> upload_span(std::span<const T> host, const char* site, c
 template <class G>
 Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, std::span<const ec::Affine<G>> host,
                                     const typename G::Scalar::Int* d_scalars, size_t n, bool streamed,
-                                    size_t chunk_points, const Stream& stream, const Stream& copy,
-                                    Reservation* from) {
+                                    size_t chunk_points, const Stream& stream, const Stream& copy, Reservation* from) {
   using A = ec::Affine<G>;
   if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from);
   ec::Jacobian<G> sum = ec::Jacobian<G>::infinity();
@@ -119,6 +120,32 @@ Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident,
   return sum;
 }
 
+// The five MSMs of a proof.
+enum class Section { kH, kA, kB1, kB2, kL };
+constexpr size_t kSections = 5;
+
+// Which lane runs which MSM. Lane 0 runs the H chain (synthesis, H pipeline, H MSM: the
+// longest); the others share A, B1, B2 and L, each to the lane with the least expected
+// work so far (a G2 MSM costs about four G1 MSMs). One lane runs all five, H first.
+std::vector<std::vector<Section>> plan_lanes(unsigned lanes) {
+  std::vector<std::vector<Section>> plan(std::max(1u, lanes));
+  plan[0].push_back(Section::kH);
+  if (plan.size() == 1) {
+    for (Section sec : {Section::kA, Section::kB1, Section::kB2, Section::kL}) plan[0].push_back(sec);
+    return plan;
+  }
+  std::vector<unsigned> load(plan.size(), 0);
+  for (Section sec : {Section::kB2, Section::kA, Section::kB1, Section::kL}) {
+    size_t best = 1;
+    for (size_t i = 2; i < plan.size(); ++i) {
+      if (load[i] < load[best]) best = i;
+    }
+    plan[best].push_back(sec);
+    load[best] += sec == Section::kB2 ? 4 : 1;
+  }
+  return plan;
+}
+
 }  // namespace
 
 bool cuda_device_available() {
@@ -128,7 +155,10 @@ bool cuda_device_available() {
 
 template <class C>
 CudaBackend<C>::CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name)
-    : options_(options), pool_(pool), name_(std::move(name)) {}
+    : options_(options),
+      pool_(pool),
+      name_(std::move(name)),
+      staging_(std::make_unique<HostStaging>(options.staging_chunk_bytes, pool)) {}
 
 template <class C>
 CudaBackend<C>::~CudaBackend() = default;
@@ -171,8 +201,7 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
         coef[k] = coefs.value(r.entry[k]);
       }
     });
-    CUZK_ASSIGN_OR_RETURN(key->row_start[m],
-                          upload_span<uint32_t>(r.row_start, "prover.prepare.row_start", s));
+    CUZK_ASSIGN_OR_RETURN(key->row_start[m], upload_span<uint32_t>(r.row_start, "prover.prepare.row_start", s));
     CUZK_ASSIGN_OR_RETURN(key->signal[m], upload_span<uint32_t>(signal, "prover.prepare.signal", s));
     CUZK_ASSIGN_OR_RETURN(key->coef[m], upload_span<Fr>(coef, "prover.prepare.coef", s));
     CUZK_RETURN_IF_ERROR(s.synchronize());  // the host vectors go out of scope
@@ -214,6 +243,17 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
 }
 
 template <class C>
+unsigned CudaBackend<C>::lanes_for(const groth16::PreparedKey<C>& pk) const {
+  const auto& key = static_cast<const DeviceKey<C>&>(pk);
+  return key.streamed ? 1u : std::clamp(options_.msm_lanes, 1u, unsigned(kSections));
+}
+
+template <class C>
+size_t CudaBackend<C>::pinned_bytes() const {
+  return staging_->pinned_bytes();
+}
+
+template <class C>
 size_t CudaBackend<C>::upload_bytes(const groth16::PreparedKey<C>& key) const {
   return size_t(key.view().zkey->header().n_vars) * sizeof(Scalar);
 }
@@ -224,11 +264,36 @@ size_t CudaBackend<C>::compute_bytes(const groth16::PreparedKey<C>& pk) const {
   const auto& hdr = key.view().zkey->header();
   const size_t n = hdr.domain_size;
   const size_t vars = hdr.n_vars;
-  const size_t msm_points = key.streamed ? std::min(options_.stream_chunk_points, std::max(n, vars)) : std::max(n, vars);
-  size_t msm = std::max(Msm<typename C::G1>::scratch_bytes(msm_points), Msm<typename C::G2>::scratch_bytes(
-                                                                            std::min(msm_points, vars)));
-  if (key.streamed) msm += 2 * std::min(options_.stream_chunk_points, std::max(n, vars)) * sizeof(G2);
-  return 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n)) + msm;
+  const size_t abc = 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n));
+  using G1C = typename C::G1;
+  using G2C = typename C::G2;
+  if (key.streamed) {
+    const size_t chunk = std::min(options_.stream_chunk_points, std::max(n, vars));
+    return abc + std::max(Msm<G1C>::scratch_bytes(chunk), Msm<G2C>::scratch_bytes(std::min(chunk, vars))) +
+           2 * chunk * sizeof(G2);
+  }
+  // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
+  // largest scratch in each, beside a, b, c (which live to the end).
+  const size_t first_private = size_t(hdr.n_public) + 1;
+  auto scratch = [&](Section sec) -> size_t {
+    switch (sec) {
+      case Section::kH:
+        return Msm<G1C>::scratch_bytes(n);
+      case Section::kB2:
+        return Msm<G2C>::scratch_bytes(vars);
+      case Section::kL:
+        return Msm<G1C>::scratch_bytes(vars - first_private);
+      default:
+        return Msm<G1C>::scratch_bytes(vars);
+    }
+  };
+  size_t msm = 0;
+  for (const auto& lane : plan_lanes(lanes_for(key))) {
+    size_t most = 0;
+    for (Section sec : lane) most = std::max(most, scratch(sec));
+    msm += most;
+  }
+  return abc + msm;
 }
 
 template <class C>
@@ -245,9 +310,11 @@ Result<std::unique_ptr<groth16::ProofJob<C>>> CudaBackend<C>::upload(const groth
   auto job = std::make_unique<DeviceJob<C>>(std::move(copy), std::move(stream), std::move(ev));
   job->upload_reservation = std::move(res);
   job->n_vars = witness.size();
-  CUZK_ASSIGN_OR_RETURN(job->witness,
-                        DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
-  CUZK_RETURN_IF_ERROR(job->witness.upload(witness, job->copy));
+  CUZK_ASSIGN_OR_RETURN(
+      job->witness, DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
+  // The caller's witness is pageable: through the pinned chunks, at the link's rate.
+  CUZK_RETURN_IF_ERROR(staging_->copy_to_device(job->witness.data(), witness.data(), witness.size_bytes(), job->copy,
+                                                "prover.upload.witness_chunk"));
   CUZK_RETURN_IF_ERROR(job->uploaded.record(job->copy));
   t.upload = seconds_since(t0);
   return std::unique_ptr<groth16::ProofJob<C>>(std::move(job));
@@ -261,58 +328,110 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   const auto& hdr = zkey.header();
   const size_t n = hdr.domain_size;
   const Stream& s = job.stream;
-  CUZK_RETURN_IF_ERROR(set_device(options_.device));
-  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
+  const int device = options_.device;
+  CUZK_RETURN_IF_ERROR(set_device(device));
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(device));
   CUZK_ASSIGN_OR_RETURN(Reservation res, alloc->reserve(compute_bytes(key), "prover.compute"));
+  const auto lanes = plan_lanes(lanes_for(key));
 
-  auto t0 = Clock::now();
+  // Lane 0 is the job's stream; the others get streams of their own. All wait for the upload.
+  std::vector<Stream> lane_stream;
   CUZK_RETURN_IF_ERROR(s.wait(job.uploaded));
+  for (size_t i = 1; i < lanes.size(); ++i) {
+    CUZK_ASSIGN_OR_RETURN(Stream st, Stream::create());
+    CUZK_RETURN_IF_ERROR(st.wait(job.uploaded));
+    lane_stream.push_back(std::move(st));
+  }
+  CUZK_ASSIGN_OR_RETURN(Event started, Event::create());
+  CUZK_ASSIGN_OR_RETURN(Event synthesized, Event::create());
+  CUZK_ASSIGN_OR_RETURN(Event h_done, Event::create());
   CUZK_ASSIGN_OR_RETURN(auto a, DeviceBuffer<Fr>::allocate(n, "prover.compute.a", &res));
   CUZK_ASSIGN_OR_RETURN(auto b, DeviceBuffer<Fr>::allocate(n, "prover.compute.b", &res));
   CUZK_ASSIGN_OR_RETURN(auto c, DeviceBuffer<Fr>::allocate(n, "prover.compute.c", &res));
-  CUZK_RETURN_IF_ERROR(
-      synthesize_abc<Fr>(key.rows(0), key.rows(1), job.witness.data(), a.data(), b.data(), c.data(), n, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
-  t.witness_abc = seconds_since(t0);
-
-  t0 = Clock::now();
   // p overwrites a: the H scalars in canonical form, what the H MSM reads.
-  auto* p = reinterpret_cast<Scalar*>(a.data());
-  CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), p, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
-  CUZK_RETURN_IF_ERROR(b.release());
-  CUZK_RETURN_IF_ERROR(c.release());
-  t.h = seconds_since(t0);
+  const Scalar* p = reinterpret_cast<const Scalar*>(a.data());
 
   const size_t chunk = options_.stream_chunk_points;
   const Scalar* w = job.witness.data();
   const size_t vars = hdr.n_vars;
   const size_t first_private = size_t(hdr.n_public) + 1;
-  auto timed = [](double& slot, auto&& f) {
-    const auto t1 = Clock::now();
-    auto r = f();
-    slot = seconds_since(t1);
-    return r;
-  };
   using G1C = typename C::G1;
   using G2C = typename C::G2;
-  CUZK_ASSIGN_OR_RETURN(job.sums.h, timed(t.msm_h, [&] {
-                          return section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, s, job.copy, &res);
-                        }));
-  CUZK_RETURN_IF_ERROR(a.release());
-  CUZK_ASSIGN_OR_RETURN(job.sums.a, timed(t.msm_a, [&] {
-                          return section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, s, job.copy, &res);
-                        }));
-  CUZK_ASSIGN_OR_RETURN(job.sums.b1, timed(t.msm_b1, [&] {
-                          return section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, s, job.copy, &res);
-                        }));
-  CUZK_ASSIGN_OR_RETURN(job.sums.b2, timed(t.msm_b2, [&] {
-                          return section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, s, job.copy, &res);
-                        }));
-  CUZK_ASSIGN_OR_RETURN(job.sums.l, timed(t.msm_l, [&] {
-                          return section_msm<G1C>(key.c, zkey.c(), w + first_private, vars - first_private,
-                                                  key.streamed, chunk, s, job.copy, &res);
-                        }));
+  // One section's MSM on `st`, timed on the host (lanes overlap, so the times do too).
+  auto section = [&](Section sec, const Stream& st) -> Status {
+    const auto t1 = Clock::now();
+    switch (sec) {
+      case Section::kH: {
+        CUZK_ASSIGN_OR_RETURN(job.sums.h,
+                              section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res));
+        t.msm_h = seconds_since(t1);
+        break;
+      }
+      case Section::kA: {
+        CUZK_ASSIGN_OR_RETURN(job.sums.a,
+                              section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        t.msm_a = seconds_since(t1);
+        break;
+      }
+      case Section::kB1: {
+        CUZK_ASSIGN_OR_RETURN(job.sums.b1,
+                              section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        t.msm_b1 = seconds_since(t1);
+        break;
+      }
+      case Section::kB2: {
+        CUZK_ASSIGN_OR_RETURN(job.sums.b2,
+                              section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        t.msm_b2 = seconds_since(t1);
+        break;
+      }
+      case Section::kL: {
+        CUZK_ASSIGN_OR_RETURN(job.sums.l, section_msm<G1C>(key.c, zkey.c(), w + first_private, vars - first_private,
+                                                           key.streamed, chunk, st, job.copy, &res));
+        t.msm_l = seconds_since(t1);
+        break;
+      }
+    }
+    return Status::ok();
+  };
+  auto run_lane = [&](size_t i) -> Status {
+    CUZK_RETURN_IF_ERROR(set_device(device));
+    for (Section sec : lanes[i]) {
+      if (sec == Section::kH) continue;  // lane 0 runs it after the H pipeline
+      CUZK_RETURN_IF_ERROR(section(sec, lane_stream[i - 1]));
+    }
+    return Status::ok();
+  };
+
+  // The other lanes start at once; this thread runs lane 0. Every lane is joined before
+  // anything they use goes out of scope.
+  std::vector<std::future<Status>> others;
+  Status st = Status::ok();
+  try {
+    for (size_t i = 1; i < lanes.size(); ++i) others.push_back(std::async(std::launch::async, run_lane, i));
+  } catch (const std::system_error& e) {
+    st = Status{StatusCode::kResourceExhausted, std::string("cuda backend: starting an MSM lane: ") + e.what()};
+  }
+  auto lane0 = [&]() -> Status {
+    CUZK_RETURN_IF_ERROR(started.record(s));
+    CUZK_RETURN_IF_ERROR(synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
+    CUZK_RETURN_IF_ERROR(synthesized.record(s));
+    CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s));
+    CUZK_RETURN_IF_ERROR(h_done.record(s));
+    for (Section sec : lanes[0]) CUZK_RETURN_IF_ERROR(section(sec, s));
+    CUZK_RETURN_IF_ERROR(h_done.synchronize());
+    CUZK_ASSIGN_OR_RETURN(float abc_ms, Event::elapsed_ms(started, synthesized));
+    CUZK_ASSIGN_OR_RETURN(float h_ms, Event::elapsed_ms(synthesized, h_done));
+    t.witness_abc = abc_ms * 1e-3;
+    t.h = h_ms * 1e-3;
+    return Status::ok();
+  };
+  if (st.is_ok()) st = lane0();
+  for (auto& f : others) {
+    Status lane = f.get();
+    if (st.is_ok()) st = lane;
+  }
+  CUZK_RETURN_IF_ERROR(st);
   job.computed = true;
   // The witness is no longer needed: its bytes go back before the next proof's upload.
   CUZK_RETURN_IF_ERROR(job.witness.release());

@@ -5,6 +5,12 @@
 // are streamed through two device chunk buffers per MSM, the next chunk's copy running
 // under the current chunk's MSM ("streamed" placement).
 //
+// The witness goes up through pinned staging chunks owned by the backend (host_staging.hpp:
+// allocated once, reused across proofs, one set per upload in flight). The kernel region
+// runs in `msm_lanes` streams, each driven by a host thread: lane 0 runs synthesis, the H
+// pipeline and the H MSM; the A, B1, B2 and L MSMs, which need only the witness, run in the
+// other lanes beside it from the start (a resident key; a streamed key uses one lane).
+//
 // Every device byte comes from the device's accounted allocator; each stage reserves what
 // it needs at its start (upload_bytes, compute_bytes), so a stage that cannot fit fails
 // before it has done anything, with a kResourceExhausted Status naming the stage.
@@ -16,6 +22,7 @@
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
+#include "cuda/prover/host_staging.hpp"
 #include "groth16/backend.hpp"
 
 namespace cuzk::cuda {
@@ -27,6 +34,10 @@ struct CudaBackendOptions {
   // Force the streamed placement even when the key fits (tests).
   bool force_streamed = false;
   size_t stream_chunk_points = size_t(1) << 22;  // points per chunk when streaming
+  // Pinned host chunk for the witness upload (two per upload in flight).
+  size_t staging_chunk_bytes = size_t(16) << 20;
+  // Streams (each with a host thread) the kernel region of a resident key runs in, 1..5.
+  unsigned msm_lanes = 3;
 };
 
 template <class C>
@@ -45,6 +56,12 @@ class CudaBackend final : public groth16::Backend<C> {
   int device() const { return options_.device; }
   // Device bytes held by this backend's live prepared keys.
   size_t resident_bytes() const { return resident_->load(); }
+  // Page-locked host bytes held by the witness staging.
+  size_t pinned_bytes() const;
+  // Benchmarks compare lane counts over one prepared key: takes effect from the next
+  // proof; never while a proof of this backend is between upload and read_back (its
+  // compute_bytes would change under the scheduler).
+  void set_msm_lanes(unsigned lanes) { options_.msm_lanes = lanes; }
 
   Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override;
   size_t upload_bytes(const groth16::PreparedKey<C>& key) const override;
@@ -63,9 +80,12 @@ class CudaBackend final : public groth16::Backend<C> {
  private:
   CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name);
 
+  unsigned lanes_for(const groth16::PreparedKey<C>& key) const;
+
   CudaBackendOptions options_;
   ThreadPool& pool_;
   std::string name_;
+  std::unique_ptr<HostStaging> staging_;
   // Shared with the prepared keys, which may outlive the backend object.
   std::shared_ptr<std::atomic<size_t>> resident_ = std::make_shared<std::atomic<size_t>>(0);
 };

@@ -1,25 +1,30 @@
 // Whole Groth16 proofs on the device against the CPU backend: with the same r and s the
-// proofs are identical, resident and streamed; every injected allocation, copy and launch
-// fault fails that proof only, leaves the device at its baseline, and the next proof succeeds.
+// proofs are identical, resident and streamed, with any number of MSM lanes and with
+// proofs running at once; every injected allocation, copy and launch fault (the witness
+// staging's included) fails that proof only, leaves the device at its baseline, and the
+// next proof succeeds.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/allocator.hpp"
+#include "cuda/cuda_test_util.hpp"
+#include "cuda/device_buffer.hpp"
 #include "cuda/fault.hpp"
 #include "cuda/prover/cuda_backend.hpp"
-#include "cuda/cuda_test_util.hpp"
+#include "cuda/prover/host_staging.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/demo_circuit.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/scratch_dir.hpp"  // tests/groth16
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
-#include "groth16/scratch_dir.hpp"  // tests/groth16
 
 namespace cuzk::cuda {
 namespace {
@@ -153,6 +158,8 @@ TYPED_TEST(CudaProver, EveryInjectedFaultFailsOnlyThatProof) {
   const Fr r = Fr::from_u64(5), s = Fr::from_u64(6);
   auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
   ASSERT_TRUE(want.is_ok());
+  // A first proof pins the witness staging, which later proofs reuse (its faults: below).
+  ASSERT_TRUE(k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s).is_ok());
 
   ASSERT_TRUE(arm_faults("").is_ok());  // counts from zero
   ASSERT_TRUE(k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s).is_ok());
@@ -196,6 +203,127 @@ TYPED_TEST(CudaProver, StagesStayWithinTheirStatedBytes) {
   auto out = k.gpu_prover->prove(k.circuit.witness);
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_LE((*alloc)->stats().peak_bytes, key.resident_bytes() + up + work);
+}
+
+TYPED_TEST(CudaProver, ProofsAreTheSameWithEveryLaneCount) {
+  using C = TypeParam;
+  Keyed<C> k;
+  const uint32_t n = (1u << 12) - 5;
+  ASSERT_TRUE(k.init(n, CudaBackendOptions{}, 21).is_ok());
+  for (unsigned lanes = 1; lanes <= 5; ++lanes) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    k.gpu->set_msm_lanes(lanes);
+    expect_same_proofs(k, 21 + lanes);
+  }
+}
+
+// Two proofs at once on one backend (the daemon uploads one while another computes): each
+// takes its own staging set and lanes, and both are right.
+TYPED_TEST(CudaProver, ProofsAtOnceEqualTheCpuProof) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 13) - 5, CudaBackendOptions{}, 23).is_ok());
+  const Fr r = Fr::from_u64(77), s = Fr::from_u64(88);
+  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(want.is_ok());
+  std::vector<std::string> got(4);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i) {
+    threads.emplace_back([&, i] {
+      auto out = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+      if (out.is_ok()) {
+        got[i] = proof_bytes<C>(out->proof);
+      } else {
+        errors[i] = out.status().to_string();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(errors[i], "");
+    EXPECT_EQ(got[i], proof_bytes<C>(want->proof)) << i;
+  }
+  // At most one staging set (two chunks) per proof that was in flight.
+  EXPECT_LE(k.gpu->pinned_bytes(), got.size() * 2 * CudaBackendOptions{}.staging_chunk_bytes);
+  EXPECT_GT(k.gpu->pinned_bytes(), 0u);
+}
+
+// The witness goes up in many chunks: a fault in any chunk's copy, or in pinning the
+// staging, fails that proof only; the next one is right.
+TYPED_TEST(CudaProver, StagingFaultsFailOnlyThatProof) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  CudaBackendOptions o;
+  o.staging_chunk_bytes = size_t(1) << 16;  // the smallest chunk: a 2^13 witness takes 4+
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 13) - 5, o, 25).is_ok());
+  auto alloc = DeviceAllocator::for_device(0);
+  ASSERT_TRUE(alloc.is_ok());
+  const size_t resident = k.gpu_prover->prepared().resident_bytes();
+  const Fr r = Fr::from_u64(3), s = Fr::from_u64(4);
+  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(want.is_ok());
+  const size_t chunks =
+      (k.circuit.witness.size() * sizeof(typename Fr::Int) + o.staging_chunk_bytes - 1) / o.staging_chunk_bytes;
+  ASSERT_GE(chunks, 4u);
+
+  // The first upload pins the staging: a failure there fails the proof and pins nothing.
+  for (const char* rule : {"alloc:1@prover.staging.pinned", "alloc:2@prover.staging.pinned"}) {
+    ASSERT_TRUE(arm_faults(rule).is_ok());
+    auto failed = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+    ASSERT_FALSE(failed.is_ok()) << rule;
+    EXPECT_NE(failed.status().message().find("injected alloc fault"), std::string::npos) << failed.status().message();
+    disarm_faults();
+    EXPECT_EQ(k.gpu->pinned_bytes(), 0u) << rule;
+    Status base = (*alloc)->check_baseline(resident);
+    ASSERT_TRUE(base.is_ok()) << rule << ": " << base.to_string();
+  }
+  for (size_t i = 1; i <= chunks; ++i) {
+    const std::string rule = "copy:" + std::to_string(i) + "@prover.upload.witness_chunk";
+    ASSERT_TRUE(arm_faults(rule).is_ok());
+    auto failed = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+    ASSERT_FALSE(failed.is_ok()) << rule;
+    EXPECT_NE(failed.status().message().find("injected copy fault"), std::string::npos) << failed.status().message();
+    disarm_faults();
+    Status base = (*alloc)->check_baseline(resident);
+    ASSERT_TRUE(base.is_ok()) << rule << ": " << base.to_string();
+    EXPECT_EQ((*alloc)->stats().reserved_bytes, 0u) << rule;
+  }
+  // One more chunk than there are: no fault, a right proof, and the staging was reused.
+  ASSERT_TRUE(arm_faults("copy:" + std::to_string(chunks + 1) + "@prover.upload.witness_chunk").is_ok());
+  auto next = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(next.is_ok()) << next.status().to_string();
+  EXPECT_EQ(proof_bytes<C>(next->proof), proof_bytes<C>(want->proof));
+  EXPECT_EQ(k.gpu->pinned_bytes(), 2 * o.staging_chunk_bytes);
+}
+
+// The staging copies any length right: empty, shorter than a chunk, chunk boundaries, many chunks.
+TEST(HostStaging, CopiesEveryLengthExactly) {
+  CUZK_SKIP_WITHOUT_DEVICE();
+  ThreadPool pool(4);
+  const size_t chunk = size_t(1) << 16;
+  HostStaging staging(chunk, pool);
+  auto s = Stream::create();
+  ASSERT_TRUE(s.is_ok());
+  auto rng = testing::seeded_rng("host-staging");
+  for (size_t len :
+       {size_t(0), size_t(1), size_t(7), chunk - 1, chunk, chunk + 1, 2 * chunk, 5 * chunk + 13, size_t(3) << 20}) {
+    SCOPED_TRACE("bytes " + std::to_string(len));
+    std::vector<uint8_t> src(len), back(len);
+    for (auto& b : src) b = uint8_t(rng());
+    auto dev = DeviceBuffer<uint8_t>::allocate(len + 1, "test.staging");
+    ASSERT_TRUE(dev.is_ok());
+    ASSERT_TRUE(dev->fill_bytes(0xA5, *s).is_ok());
+    ASSERT_TRUE(staging.copy_to_device(dev->data(), src.data(), len, *s, "test.staging").is_ok());
+    std::vector<uint8_t> all(len + 1);
+    ASSERT_TRUE(dev->download(std::span<uint8_t>(all), *s).is_ok());
+    ASSERT_TRUE(s->synchronize().is_ok());
+    EXPECT_TRUE(std::equal(src.begin(), src.end(), all.begin()));
+    EXPECT_EQ(all[len], 0xA5);  // nothing written past the end
+  }
+  EXPECT_EQ(staging.pinned_bytes(), 2 * chunk);
 }
 
 // snarkjs/circom keys given by the device check (CUZK_GPU_TEST_ZKEYS="a.zkey:a.wtns,..."):
