@@ -29,9 +29,13 @@
 namespace cuzk::ff::lanes52 {
 
 #define CUZK_LANES __attribute__((target("avx512f,avx512ifma")))
-#if defined(__OPTIMIZE__)
+// Forced inlining makes each kernel one straight function, as fast as the lanes go; it is
+// left to the compiler in unoptimised builds (as CUZK_INLINE, core/hd.hpp) and in the
+// sanitizer build (CMake CUZK_SANITIZE), where instrumenting those huge functions took
+// clang minutes per kernel.
+#if defined(__OPTIMIZE__) && !defined(CUZK_SANITIZE)
 #define CUZK_LANES_INLINE __attribute__((target("avx512f,avx512ifma"), always_inline)) inline
-#else  // as CUZK_INLINE (core/hd.hpp): no forced inlining in unoptimised builds
+#else
 #define CUZK_LANES_INLINE __attribute__((target("avx512f,avx512ifma"))) inline
 #endif
 
