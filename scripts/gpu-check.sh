@@ -17,7 +17,8 @@
 # commit to print; wins over git, whose view of a copied tree may be stale),
 # CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark
 # at its smallest sizes; or a list of benchmark names), CUZK_GPU_FIXTURES (snarkjs fixture tree,
-# default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20).
+# default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20),
+# CUZK_GPU_DAEMON_STREAM (log2 of the daemon stream benchmark's proofs; unset: not run).
 # Exit status: 0 when every device test and benchmark passed.
 set -uo pipefail
 
@@ -270,6 +271,20 @@ if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
   [[ $res == ok ]] || FAILED=1
   phase "daemon (2^$lg bls12_381, 16 proofs, 4 clients)" "$res" $((SECONDS - t))
   { echo "### daemon"; echo '```'; tail -12 "$LOGS/daemon-bench.log"; cat "$LOGS/daemon-status.log"; echo '```'; } >>"$LOGS/proofs.md"
+fi
+
+# The daemon's throughput and priority figures (scripts/gpu-daemon-bench.sh): a stream of
+# 2^CUZK_GPU_DAEMON_STREAM proofs with 2 and 1 workers, GPU busy share, a CRITICAL probe.
+# Opt-in (it builds a large key once): CUZK_GPU_DAEMON_STREAM=24.
+if [[ -n ${CUZK_GPU_DAEMON_STREAM:-} && -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
+  say "daemon stream"
+  t=$SECONDS
+  res=ok
+  STREAM_LOG=$CUZK_GPU_DAEMON_STREAM timeout 480 "$ROOT/scripts/gpu-daemon-bench.sh" "$BIN" "$LOGS/daemon-stream" \
+    >"$LOGS/daemon-stream.log" 2>&1 || res=FAIL
+  [[ $res == ok ]] || { FAILED=1; tail -5 "$LOGS/daemon-stream.log"; }
+  phase "daemon stream (2^$CUZK_GPU_DAEMON_STREAM, 2 vs 1 workers, CRITICAL probe)" "$res" $((SECONDS - t))
+  cat "$LOGS/daemon-stream.log" >>"$LOGS/proofs.md"
 fi
 
 finish

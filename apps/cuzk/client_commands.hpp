@@ -23,6 +23,7 @@ struct DaemonBenchArgs {
   int count = 5;
   int concurrency = 1;
   std::string priority = "normal";
+  bool witness_path = false;  // send the witness file's path (a local daemon maps it), not its bytes
 };
 int cmd_bench_daemon(const DaemonBenchArgs& a);
 

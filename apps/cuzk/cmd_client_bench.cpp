@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -74,12 +75,22 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
                 files->zkey.c_str(), r.circuit().n_vars(), r.circuit().domain_size());
     wtns_path = files->wtns;
   }
-  std::ifstream in(wtns_path, std::ios::binary);
-  if (!in) return std::fprintf(stderr, "cuzk bench: cannot read %s\n", wtns_path.c_str()), 1;
-  const std::vector<uint8_t> wtns{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<uint8_t> wtns;
+  if (a.witness_path) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(wtns_path, ec);
+    if (ec || !std::filesystem::is_regular_file(abs, ec))
+      return std::fprintf(stderr, "cuzk bench: %s is not a readable file\n", wtns_path.c_str()), 1;
+    wtns_path = abs.string();
+  } else {
+    std::ifstream in(wtns_path, std::ios::binary);
+    if (!in) return std::fprintf(stderr, "cuzk bench: cannot read %s\n", wtns_path.c_str()), 1;
+    wtns.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
 
-  std::printf("cuzk bench: %d proofs of \"%s\" on %s, concurrency %d, priority %s\n", a.count, a.circuit.c_str(),
-              client->target().c_str(), a.concurrency, engine::priority_name(*prio));
+  std::printf("cuzk bench: %d proofs of \"%s\" on %s, concurrency %d, priority %s, witness %s\n", a.count,
+              a.circuit.c_str(), client->target().c_str(), a.concurrency, engine::priority_name(*prio),
+              a.witness_path ? ("by path " + wtns_path).c_str() : ("bytes (" + engine::format_bytes(wtns.size()) + ")").c_str());
   print_memory(*client, "before");
   std::fflush(stdout);
 
@@ -95,8 +106,10 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
       v1::SubmitProofRequest req;
       req.set_circuit_id(a.circuit);
       req.set_priority(v1::Priority(int(*prio) + 1));
+      if (a.witness_path) req.set_witness_path(wtns_path);
       v1::SubmitProofResponse sub;
       grpc::Status s = client->submit(req, wtns, &sub);
+      const double submit_secs = std::chrono::duration<double>(Clock::now() - t0).count();
       std::string error;
       if (!s.ok()) {
         error = describe(s);
@@ -119,7 +132,7 @@ int cmd_bench_daemon(const DaemonBenchArgs& a) {
       double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       std::lock_guard lock(mu);
       if (error.empty()) {
-        std::printf("[%d/%d] OK %.2fs\n", i + 1, a.count, secs);
+        std::printf("[%d/%d] OK %.2fs (submit %.2fs)\n", i + 1, a.count, secs, submit_secs);
         latencies.push_back(secs);
         done_at.push_back(Clock::now());
       } else {

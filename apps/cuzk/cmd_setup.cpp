@@ -1,6 +1,7 @@
 // `cuzk setup --dev`: an INSECURE Groth16 key pair for testing, from an .r1cs or the demo circuit.
 #include <chrono>
 #include <cstdio>
+#include <unistd.h>
 
 #include "cuzk/commands.hpp"
 #include "cuzk/util.hpp"
@@ -33,6 +34,24 @@ int setup_from(const formats::R1cs<typename C::Fr>& r1cs, const SetupArgs& a, Th
   return 0;
 }
 
+// nVars is not bounded by the file (a wire need not appear in any constraint, and the
+// wire-to-label section is optional), so before the setup allocates its points the key's
+// size is checked against this machine's memory.
+template <class C>
+Status key_fits_in_memory(const formats::R1cs<typename C::Fr>& r1cs, const std::string& label) {
+  const double g1 = sizeof(ec::Affine<typename C::G1>), g2 = sizeof(ec::Affine<typename C::G2>);
+  const double domain = double(groth16::snarkjs_domain_size(r1cs.n_constraints, r1cs.n_public()));
+  const double need = double(r1cs.n_vars) * (3 * g1 + g2) + domain * g1;
+  const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (have > 0 && need > have) {
+    char msg[160];
+    std::snprintf(msg, sizeof(msg), "the key for nVars %u and domain %.0f needs %.1f GB, more than this machine's %.1f GB",
+                  r1cs.n_vars, domain, need / 1e9, have / 1e9);
+    return Status(StatusCode::kResourceExhausted, label + ": " + msg);
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 int cmd_setup(const SetupArgs& a) {
@@ -55,6 +74,8 @@ int cmd_setup(const SetupArgs& a) {
   return with_curve(*id, [&]<class C>() {
     auto r1cs = formats::read_r1cs<typename C::Fr>(a.r1cs);
     if (!r1cs.is_ok()) return fail(r1cs.status(), "setup");
+    Status fits = key_fits_in_memory<C>(*r1cs, formats::file_label(a.r1cs));
+    if (!fits.is_ok()) return fail(fits, "setup");
     return setup_from<C>(*r1cs, a, pool);
   });
 }

@@ -6,8 +6,10 @@
 
 namespace cuzk::app {
 
+// `verify`: check the proof against the key's own verification key before writing it
+// (exit 1, nothing written, when it fails).
 int cmd_prove(const std::string& zkey, const std::string& wtns, const std::string& proof, const std::string& pub,
-              unsigned threads, const std::string& backend);
+              unsigned threads, const std::string& backend, bool verify = true);
 
 // Exit 0 when the proof is valid, 1 when it is not (or an input cannot be read).
 int cmd_verify(const std::string& vk, const std::string& pub, const std::string& proof);

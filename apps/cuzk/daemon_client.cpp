@@ -55,6 +55,10 @@ std::unique_ptr<grpc::ClientContext> DaemonClient::context(std::chrono::millisec
 
 grpc::Status DaemonClient::submit(const v1::SubmitProofRequest& header, std::span<const uint8_t> wtns,
                                   v1::SubmitProofResponse* out) {
+  if (header.witness_case() == v1::SubmitProofRequest::kWitnessPath) {  // the daemon reads the file
+    auto ctx = context();
+    return stub_->SubmitProof(ctx.get(), header, out);
+  }
   if (wtns.size() <= kUnaryLimit) {
     v1::SubmitProofRequest req = header;
     req.set_witness_wtns(std::string(wtns.begin(), wtns.end()));

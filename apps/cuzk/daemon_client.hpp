@@ -29,7 +29,8 @@ class DaemonClient {
   // A call context carrying the bearer token (if any) and a deadline (0: none).
   std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds deadline = std::chrono::milliseconds(0)) const;
 
-  // SubmitProof with the witness bytes: one message when small, a chunked stream otherwise.
+  // SubmitProof with the witness bytes: one message when small, a chunked stream otherwise; a
+  // header naming a witness_path goes as it is (the daemon maps the file, `wtns` is unused).
   grpc::Status submit(const v1::SubmitProofRequest& header, std::span<const uint8_t> wtns,
                       v1::SubmitProofResponse* out);
 

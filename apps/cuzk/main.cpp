@@ -19,20 +19,24 @@ int main(int argc, char** argv) {
 
   std::string zkey, wtns, proof, pub, vk;
   auto* prove = app.add_subcommand("prove", "cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
-  prove->add_option("zkey", zkey, "proving key (.zkey)")->required()->check(CLI::ExistingFile);
-  prove->add_option("witness", wtns, "witness (.wtns)")->required()->check(CLI::ExistingFile);
+  // Input paths are checked by the readers, which name the file and exit 1 like any bad input.
+  prove->add_option("zkey", zkey, "proving key (.zkey)")->required();
+  prove->add_option("witness", wtns, "witness (.wtns)")->required();
   prove->add_option("proof", proof, "proof.json to write")->required();
   prove->add_option("public", pub, "public.json to write")->required();
   std::string prove_backend = "auto";
   prove->add_option("--backend", prove_backend, "auto (CUDA when a device is usable), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  bool prove_no_verify = false;
+  prove->add_flag("--no-verify", prove_no_verify,
+                  "skip checking the proof against the key's verification key before writing it (benchmarks)");
 
   auto* verify =
       app.add_subcommand("verify", "cuzk verify <verification_key.json> <public.json> <proof.json>; exit 0 iff valid");
-  verify->add_option("vk", vk, "verification_key.json")->required()->check(CLI::ExistingFile);
-  verify->add_option("public", pub, "public.json")->required()->check(CLI::ExistingFile);
-  verify->add_option("proof", proof, "proof.json")->required()->check(CLI::ExistingFile);
+  verify->add_option("vk", vk, "verification_key.json")->required();
+  verify->add_option("public", pub, "public.json")->required();
+  verify->add_option("proof", proof, "proof.json")->required();
 
   SetupArgs sa;
   bool dev = false;
@@ -83,6 +87,8 @@ int main(int argc, char** argv) {
   bench->add_option("--count", dba.count, "with --daemon: proofs to make")->capture_default_str();
   bench->add_option("--concurrency", dba.concurrency, "with --daemon: proofs in flight")->capture_default_str();
   bench->add_option("--priority", dba.priority, "with --daemon: low, normal, high or critical")->capture_default_str();
+  bench->add_flag("--witness-path", dba.witness_path,
+                  "with --daemon on its Unix socket: send the witness file's path, which the daemon maps, not its bytes");
   bench->add_option("--token-file", dba.token_file, "with --daemon over TCP: bearer token");
   bench->add_option("--tls-ca", dba.tls_ca_file, "with --daemon over TCP: the daemon's CA certificate");
 #endif
@@ -101,7 +107,7 @@ int main(int argc, char** argv) {
   }
 #endif
 
-  if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads, prove_backend);
+  if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads, prove_backend, !prove_no_verify);
   if (verify->parsed()) return cmd_verify(vk, pub, proof);
   if (setup->parsed()) {
     if (sa.r1cs.empty() && sa.demo_constraints == 0) {

@@ -16,6 +16,11 @@
 
 namespace cuzk::app {
 
+// True for the names with_curve_name takes.
+inline bool is_curve_name(const std::string& name) {
+  return name == "bn254" || name == "bn128" || name == "bls12_381" || name == "bls12381";
+}
+
 // Calls f.template operator()<Curve>() for the curve named "bn254"/"bn128" or
 // "bls12_381"/"bls12381".
 template <class F>

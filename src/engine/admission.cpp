@@ -1,19 +1,42 @@
 #include "engine/admission.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 namespace cuzk::engine {
 
+namespace {
+
+uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
 uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> wtns) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint8_t b) {
-    h ^= b;
-    h *= 1099511628211ull;
+  // Four independent multiply-rotate lanes over 8-byte words: several GB/s on one core, so a
+  // 512 MiB witness costs ~0.1 s on the submitting thread (byte-wise FNV-1a took ~1 s).
+  constexpr uint64_t kP = 0x9e3779b97f4a7c15ull;
+  uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
+  auto absorb = [&](uint64_t& h, uint64_t w) {
+    h = (h ^ w) * kP;
+    h = (h << 31) | (h >> 33);
   };
-  for (char c : circuit_id) mix(uint8_t(c));
-  mix(0);
-  for (uint8_t b : wtns) mix(b);
-  return h;
+  for (char c : circuit_id) absorb(lane[0], uint8_t(c));
+  absorb(lane[1], circuit_id.size());
+  const uint8_t* p = wtns.data();
+  size_t n = wtns.size(), i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    for (int k = 0; k < 4; ++k) absorb(lane[k], w[k]);
+  }
+  for (; i < n; ++i) absorb(lane[i & 3], p[i]);
+  return mix64(mix64(lane[0]) ^ mix64(lane[1] + 1) ^ mix64(lane[2] + 2) ^ mix64(lane[3] + 3) ^ n);
 }
 
 Admission::Admission(Pipeline& p) : p_(p), id_rng_(std::random_device{}()) {}
@@ -56,7 +79,8 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   rec.request_id = r.request_id;
   rec.circuit_id = r.circuit_id;
   rec.priority = r.priority;
-  rec.payload_digest = payload_digest(r.circuit_id, r.wtns);
+  // Only an idempotent resubmission (same request_id) is compared against it.
+  if (!r.request_id.empty()) rec.payload_digest = payload_digest(r.circuit_id, r.wtns);
   rec.submitted = SystemClock::now();
   CUZK_ASSIGN_OR_RETURN(JobTable::Inserted ins, p_.jobs.insert(rec));
   if (ins.existed) return Submitted{ins.record.job_id, true};

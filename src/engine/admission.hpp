@@ -46,7 +46,8 @@ class Admission {
   std::mt19937_64 id_rng_;
 };
 
-// FNV-1a over the circuit id and the witness bytes: what makes two submissions "the same".
+// A fast 64-bit hash (not cryptographic) of the circuit id and the witness bytes: what makes
+// two submissions under one request_id "the same".
 uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> wtns);
 
 }  // namespace cuzk::engine

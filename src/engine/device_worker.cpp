@@ -5,9 +5,9 @@
 
 namespace cuzk::engine {
 
-void run_device_worker(Pipeline& p, Device& device) {
+void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
   ProofQueue& queue = p.scheduler.device(device.index());
-  while (auto next = queue.pop()) {
+  while (auto next = queue.pop(at_least)) {
     ProofPtr proof = std::move(*next);
     proof->leave_queue();
     if (proof->cancelled()) {

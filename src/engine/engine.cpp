@@ -42,6 +42,10 @@ Engine::Engine(EngineConfig config, std::vector<std::unique_ptr<Device>> devices
     for (unsigned w = 0; w < config_.gpu_workers_per_device; ++w) {
       device_workers_.emplace_back([this, d] { run_device_worker(pipeline_, *d); });
     }
+    // One more worker takes CRITICAL proofs only: when every other worker is busy (one inside
+    // the kernel region, the rest waiting at its lock with a proof each), a CRITICAL proof
+    // still finds a worker, which takes it into the region's critical lane (kernel_lock.hpp).
+    device_workers_.emplace_back([this, d] { run_device_worker(pipeline_, *d, Priority::kCritical); });
   }
   for (unsigned i = 0; i < config_.finalize_threads; ++i)
     finalize_.emplace_back([this] { run_finalize_stage(pipeline_); });

@@ -38,12 +38,13 @@ class PriorityQueue {
     return true;
   }
 
-  // The highest-priority item, oldest first; waits while empty. nullopt once closed and empty.
-  std::optional<T> pop() {
+  // The highest-priority item of at least `at_least`, oldest first; waits while there is none.
+  // nullopt once closed with none left (a popper of CRITICAL only leaves the rest to others).
+  std::optional<T> pop(Priority at_least = Priority::kLow) {
     std::unique_lock lock(mu_);
-    not_empty_.wait(lock, [&] { return closed_ || size_ > 0; });
-    if (size_ == 0) return std::nullopt;
+    not_empty_.wait(lock, [&] { return closed_ || any_at_least(at_least); });
     for (Priority p : kPrioritiesHighFirst) {
+      if (p < at_least) break;
       auto& q = lanes_[size_t(p)];
       if (q.empty()) continue;
       T item = std::move(q.front());
@@ -99,7 +100,14 @@ class PriorityQueue {
   void put(T item, Priority p) {
     lanes_[size_t(p)].push_back(std::move(item));
     ++size_;
-    not_empty_.notify_one();
+    not_empty_.notify_all();  // poppers differ in what they take: wake all, the right one takes it
+  }
+  bool any_at_least(Priority at_least) const {
+    for (Priority p : kPrioritiesHighFirst) {
+      if (p < at_least) break;
+      if (!lanes_[size_t(p)].empty()) return true;
+    }
+    return false;
   }
 
   const size_t capacity_;

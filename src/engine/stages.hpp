@@ -23,8 +23,9 @@ void run_prestage_stage(Pipeline& p);
 // (outside the lock, so a waiting worker holds nothing another needs), runs the kernel
 // region (b) under the device's lock (with the upload, on the fallback path), reads back
 // (c) outside it, frees the device memory, and checks the device against its idle
-// baseline after a failure.
-void run_device_worker(Pipeline& p, Device& device);
+// baseline after a failure. A worker given `at_least` takes only proofs of that priority or
+// above (each device has one more worker for CRITICAL proofs only).
+void run_device_worker(Pipeline& p, Device& device, Priority at_least = Priority::kLow);
 
 // Blinds the MSM sums into the proof, verifies it against the key's verification key (a
 // proof that fails is never returned as a success), serializes it and retires the job.

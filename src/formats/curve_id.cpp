@@ -37,17 +37,20 @@ Result<CurveId> detect_curve(const std::string& path) {
   std::string label = file_label(path);
   if (file.size() < 4) return data_loss(label + ": too short to hold a file type");
   std::string magic(reinterpret_cast<const char*>(file.data()), 4);
-  uint32_t header_id = 0;
+  // The header section holding the prime, and the one version each reader takes.
+  uint32_t header_id = 0, version = 0;
   if (magic == "zkey") {
-    header_id = 2;
+    header_id = 2, version = 1;
   } else if (magic == "r1cs") {
-    header_id = 1;
+    header_id = 1, version = 1;
   } else if (magic == "wtns") {
-    header_id = 1;
+    header_id = 1, version = 2;
   } else {
-    return invalid_argument(label + ": not a .zkey, .r1cs or .wtns file (magic \"" + magic + "\")");
+    std::string shown;
+    for (char c : magic) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return invalid_argument(label + ": not a .zkey, .r1cs or .wtns file (magic \"" + shown + "\")");
   }
-  CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(file.bytes(), label, magic, 1, 2, nullptr));
+  CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(file.bytes(), label, magic, version, version, nullptr));
   CUZK_ASSIGN_OR_RETURN(std::span<const uint8_t> sec, bin.section(header_id));
   // Both header sections start with "u32 n8; prime[n8]".
   SectionReader in(sec, bin.where(header_id));

@@ -112,7 +112,14 @@ Result<R1cs<Fr>> read_r1cs(const std::string& path) {
   {
     CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(r1cs_section::kConstraints));
     SectionReader in(sec, bin.where(r1cs_section::kConstraints));
-    // Each term is at least 4 + n8 bytes: bound the reservation by what the section can hold.
+    // Every constraint holds at least its three term counts, and every term 4 + n8 bytes:
+    // the header's count is checked against the section before anything is reserved.
+    constexpr uint64_t kMinConstraintBytes = 3 * 4;
+    if (uint64_t(r.n_constraints) > sec.size() / kMinConstraintBytes) {
+      return data_loss(in.where() + ": nConstraints " + std::to_string(r.n_constraints) + " needs at least " +
+                       std::to_string(uint64_t(r.n_constraints) * kMinConstraintBytes) + " bytes, section has " +
+                       std::to_string(sec.size()));
+    }
     r.terms.reserve(sec.size() / (4 + Fr::BYTES));
     r.offsets.reserve(3 * size_t(r.n_constraints) + 1);
     static constexpr const char* kLc[] = {"A", "B", "C"};

@@ -3,7 +3,9 @@
 //   section 2: nWitness values, each n8 bytes little-endian in *standard* form.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -72,8 +74,15 @@ Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string
   }
   Witness<Fr> w;
   w.values.resize(n);
+  // The values are little-endian integers of n8 bytes: on a little-endian host with no padding
+  // in Int that is Int's layout, so one copy, then the range check (a witness of 2^24 values
+  // is 512 MiB to 1 GiB: a daemon parses it on the submitting thread).
+  if constexpr (std::endian::native == std::endian::little && sizeof(typename Fr::Int) == n8) {
+    std::memcpy(w.values.data(), sec.data(), size_t(n) * n8);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) w.values[i] = Fr::read_le(sec.data() + size_t(i) * n8);
+  }
   for (uint32_t i = 0; i < n; ++i) {
-    w.values[i] = Fr::read_le(sec.data() + size_t(i) * n8);
     if (!w.values[i].less_than(Fr::MODULUS)) {
       return data_loss(where + ": value " + std::to_string(i) + " is not reduced below r");
     }

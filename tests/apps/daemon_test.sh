@@ -58,6 +58,8 @@ expect 0 "\[3/6\] OK" "bench --daemon prints a line per proof" \
   "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 6 --concurrency 3
 expect 0 "steady state" "bench --daemon reports the steady-state s/proof" \
   "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 2 --concurrency 1 --priority high
+expect 0 "witness by path" "bench --daemon --witness-path: the daemon maps the client's file" \
+  "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 2 --concurrency 2 --witness-path
 expect 0 "COMPLETED" "jobs lists finished jobs" "${c[@]}" jobs --state completed --limit 5
 expect 1 "NOT_FOUND" "prove: an unknown circuit is NOT_FOUND" "${c[@]}" prove --circuit nope --wtns "$tmp/w.wtns"
 expect 1 "INVALID_ARGUMENT" "prove: a witness of another circuit is INVALID_ARGUMENT" \

@@ -1,6 +1,7 @@
 // The engine's building blocks on their own: memory budgets, priority queues, job table.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -99,8 +100,26 @@ TEST(PriorityQueue, CloseDrainsThenEnds) {
   EXPECT_FALSE(q.pop().has_value());
 }
 
+TEST(PriorityQueue, APopperOfCriticalOnlyLeavesTheRestAndIsWokenForCritical) {
+  PriorityQueue<int> q(8);
+  ASSERT_TRUE(q.push(1, Priority::kNormal));
+  std::promise<int> got;
+  std::thread critical_only([&] { got.set_value(q.pop(Priority::kCritical).value_or(-1)); });
+  auto f = got.get_future();
+  EXPECT_EQ(f.wait_for(30ms), std::future_status::timeout);  // the NORMAL item is not for it
+  ASSERT_TRUE(q.push(2, Priority::kHigh));
+  EXPECT_EQ(f.wait_for(30ms), std::future_status::timeout);
+  ASSERT_TRUE(q.push(3, Priority::kCritical));
+  EXPECT_EQ(f.get(), 3);
+  critical_only.join();
+  EXPECT_EQ(q.pop().value(), 2);
+  EXPECT_EQ(q.pop().value(), 1);
+  q.close();
+  EXPECT_FALSE(q.pop(Priority::kCritical).has_value());
+}
+
 TEST(KernelLock, GrantsTheHighestPriorityWaiterFirst) {
-  KernelLock lock;
+  KernelLock lock(/*critical_lane=*/false);
   lock.lock(Priority::kNormal);
   std::mutex mu;
   std::vector<int> order;
@@ -113,12 +132,68 @@ TEST(KernelLock, GrantsTheHighestPriorityWaiterFirst) {
   };
   std::thread normal = waiter(Priority::kNormal, 1);
   std::this_thread::sleep_for(30ms);  // the NORMAL waiter is first in line...
-  std::thread critical = waiter(Priority::kCritical, 2);
+  std::thread high = waiter(Priority::kHigh, 2);
+  std::thread critical = waiter(Priority::kCritical, 3);
   std::this_thread::sleep_for(30ms);
-  lock.unlock();  // ...but the CRITICAL one is served first
+  EXPECT_TRUE(order.empty());  // no lane: the CRITICAL one waits for the proof inside too
+  lock.unlock(Priority::kNormal);  // ...but the CRITICAL one is served first, then HIGH
   normal.join();
+  high.join();
   critical.join();
-  EXPECT_EQ(order, (std::vector<int>{2, 1}));
+  EXPECT_EQ(order, (std::vector<int>{3, 2, 1}));
+}
+
+TEST(KernelLock, CriticalLaneEntersBesideALowerPriorityProof) {
+  KernelLock lock;  // the lane is on by default
+  lock.lock(Priority::kNormal);
+  std::atomic<int> stage{0};
+  std::thread critical([&] {
+    KernelLock::Guard g(lock, Priority::kCritical);
+    stage = 1;
+    std::this_thread::sleep_for(60ms);
+    stage = 2;
+  });
+  for (int i = 0; i < 200 && stage.load() == 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(stage.load(), 1) << "the CRITICAL proof should be inside while the NORMAL one holds the region";
+  EXPECT_EQ(lock.inside(), 2);
+  // A NORMAL waiter enters neither beside the CRITICAL proof nor after the first NORMAL leaves
+  // while the CRITICAL one is still inside.
+  std::atomic<bool> normal_in{false};
+  std::thread normal([&] {
+    KernelLock::Guard g(lock, Priority::kNormal);
+    normal_in = true;
+    EXPECT_EQ(stage.load(), 2);
+  });
+  std::this_thread::sleep_for(10ms);
+  lock.unlock(Priority::kNormal);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(normal_in.load());
+  critical.join();
+  normal.join();
+  EXPECT_TRUE(normal_in.load());
+  EXPECT_EQ(lock.inside(), 0);
+}
+
+TEST(KernelLock, CriticalProofsTakeTheLaneOneAtATime) {
+  KernelLock lock;
+  lock.lock(Priority::kNormal);
+  std::atomic<int> inside{0}, most{0};
+  auto critical = [&] {
+    KernelLock::Guard g(lock, Priority::kCritical);
+    int now = ++inside;
+    int m = most.load();
+    while (now > m && !most.compare_exchange_weak(m, now)) {
+    }
+    std::this_thread::sleep_for(20ms);
+    --inside;
+  };
+  std::thread a(critical), b(critical), c(critical);
+  a.join();
+  b.join();
+  c.join();
+  EXPECT_EQ(most.load(), 1);
+  EXPECT_EQ(lock.inside(), 1);  // the NORMAL proof is still inside
+  lock.unlock(Priority::kNormal);
 }
 
 JobRecord job(const std::string& id, const std::string& request, uint64_t digest) {

@@ -189,6 +189,24 @@ TYPED_TEST(WtnsR1csTest, ConstraintSystemRejectsCustomGates) {
             "c.r1cs: section 4 (custom gates list): custom gates (PLONK only) are not supported");
 }
 
+// Found by fuzzing (issue 10): a header claiming 2^32 - 1 constraints over a 4-byte
+// constraints section made the reader reserve ~103 GB before looking at the section.
+TYPED_TEST(WtnsR1csTest, ConstraintSystemRejectsConstraintCountBeyondTheSection) {
+  using Fr = typename TypeParam::Fr;
+  std::string path = this->dir_.file("c.r1cs");
+  ASSERT_TRUE(write_r1cs<Fr>(path, this->toy()).is_ok());
+  auto secs = split_binfile(read_bytes(path));
+  ASSERT_EQ(secs[0].id, 1u);
+  auto& header = secs[0].data;
+  for (size_t i = header.size() - 4; i < header.size(); ++i) header[i] = 0xff;  // nConstraints
+  secs[1].data = {0, 0, 0, 0};
+  write_bytes(path, make_binfile("r1cs", 1, secs));
+  auto back = read_r1cs<Fr>(path);
+  ASSERT_FALSE(back.is_ok());
+  EXPECT_EQ(back.status().message(),
+            "c.r1cs: section 2 (constraints): nConstraints 4294967295 needs at least 51539607540 bytes, section has 4");
+}
+
 TEST(DetectCurve, TellsCurveFromR1csAndWtnsPrimes) {
   testing::ScratchDir dir;
   std::vector<bls12_381::Fr::Int> w = {bls12_381::Fr::Int::from_u64(1)};
@@ -204,6 +222,26 @@ TEST(DetectCurve, TellsCurveFromR1csAndWtnsPrimes) {
   EXPECT_EQ(*id, CurveId::kBn254);
   testing::write_bytes(dir.file("x.bin"), {'p', 't', 'a', 'u', 1, 0, 0, 0, 0, 0, 0, 0});
   EXPECT_FALSE(detect_curve(dir.file("x.bin")).is_ok());
+}
+
+// Each file type has one version its reader takes, and the message says which.
+TEST(DetectCurve, NamesTheOneSupportedVersion) {
+  testing::ScratchDir dir;
+  const struct {
+    const char* magic;
+    uint32_t bad_version;
+    const char* expected;
+  } cases[] = {
+      {"zkey", 2, "k.bin: unsupported zkey version 2 (supported: 1)"},
+      {"r1cs", 2, "k.bin: unsupported r1cs version 2 (supported: 1)"},
+      {"wtns", 1, "k.bin: unsupported wtns version 1 (supported: 2)"},
+  };
+  for (const auto& c : cases) {
+    testing::write_bytes(dir.file("k.bin"), make_binfile(c.magic, c.bad_version, {}));
+    auto id = detect_curve(dir.file("k.bin"));
+    ASSERT_FALSE(id.is_ok());
+    EXPECT_EQ(id.status().message(), c.expected);
+  }
 }
 
 }  // namespace

@@ -9,10 +9,18 @@
 // (bucket, point) pairs of each window sorted by bucket (CUB radix sort); the buckets
 // accumulated in XYZZ form by threads that each take the same number of sorted entries
 // (a bucket spanning several threads is finished by a segmented reduction of the
-// threads' partial sums, so skewed scalars cost no more than uniform ones); each
-// window's buckets reduced by running sums over segments in parallel. Windows are
-// processed in groups so that scratch memory stays bounded at any size. The window sums
-// are copied back and combined on the host.
+// threads' partial sums, so skewed scalars cost no more than uniform ones). Windows are
+// processed in groups so that scratch memory stays bounded at any size.
+//
+// Bucket reduction (sum_j (j + 1)·B_j per window): each thread turns 8 or 16 consecutive
+// buckets into their plain and weighted sums, for every window group as soon as its
+// buckets are complete; the remaining levels (pairs of the previous level's sums, with a
+// doubling per level) then run once for all windows together, so the latency-bound tail
+// is paid once per MSM, not once per window group.
+//
+// With PrecomputedBases (shifted copies 2^(c·j)·P of every base, built once per base
+// set), every window's digits index their own copy and all windows add into ONE set of
+// buckets: one reduction, no doublings between windows, and wider windows pay off.
 //
 // Synchronisation: one wait after the split (CUB's sort needs the counts on the host)
 // and one at the end for the result; nothing per window or per group.
@@ -22,6 +30,7 @@
 
 #include "core/status.hpp"
 #include "cuda/allocator.hpp"
+#include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
 #include "ec/points.hpp"
 
@@ -30,6 +39,11 @@ namespace cuzk::cuda {
 // What one run did (for benchmarks and tests).
 struct MsmStats {
   bool profile = false;  // in: time the stages with CUDA events (adds a little host work)
+  // in: window width to use instead of the size's own choice (0: the choice). For
+  // benchmarks that sweep it; scratch_bytes() covers only the choice. Ignored with
+  // precomputed bases (their width is fixed when they are built).
+  unsigned force_window_bits = 0;
+  bool precomputed = false;  // out: the run used precomputed bases
   size_t ones = 0;       // scalars equal to 1
   size_t rest = 0;       // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
@@ -38,6 +52,41 @@ struct MsmStats {
   // Device milliseconds per stage, when profiled: the split (and the wait for its counts),
   // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction.
   float split_ms = 0, ones_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0;
+};
+
+// Shifted copies of one base set for Msm::run's precomputed mode: with c-bit windows
+// (W = ceil((bits + 1) / c) Booth windows), copy j = 1 .. W-1 holds 2^(c·j)·P_i for every
+// base P_i, affine, in device memory from the accounted allocator. The original bases
+// are not copied: run() takes them beside the table.
+template <class G>
+class PrecomputedBases {
+ public:
+  using AffinePoint = ec::Affine<G>;
+
+  // A window width for MSMs of about n points (the measured best on the H200).
+  static unsigned choose_window_bits(size_t n);
+  // Booth windows of c bits over the scalar field, and the extra copies they need.
+  static unsigned windows_for(unsigned window_bits);
+  // Device bytes of the table for n bases: (windows - 1)·n affine points.
+  static size_t bytes(size_t n, unsigned window_bits);
+
+  // Builds the table from the n device bases on `s` (c doublings and one batched affine
+  // conversion per copy) and returns once it is complete. The memory comes from `from`
+  // when given, else from the device's budget: reserve bytes(n, c) first.
+  // window_bits in [8, 28]; (windows)·n must stay below 2^31.
+  static Result<PrecomputedBases> build(const AffinePoint* d_bases, size_t n, unsigned window_bits, const Stream& s,
+                                        Reservation* from = nullptr);
+
+  size_t points() const { return n_; }
+  unsigned window_bits() const { return c_; }
+  unsigned windows() const { return windows_; }
+  size_t table_bytes() const { return table_.size() * sizeof(AffinePoint); }
+  const AffinePoint* table() const { return table_.data(); }  // copy j at table() + (j - 1)·points()
+
+ private:
+  DeviceBuffer<AffinePoint> table_;
+  size_t n_ = 0;
+  unsigned c_ = 0, windows_ = 0;
 };
 
 template <class G>
@@ -55,6 +104,18 @@ class Msm {
   // caller's (e.g. scalars + first_private against bases + 0). n < 2^31.
   static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n, const Stream& s,
                                      Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
+
+  // The same with precomputed bases: `d_bases` must be the bases `pre` was built from
+  // (their first n are used), n <= pre.points(). Scratch: scratch_bytes(n, pre).
+  static size_t scratch_bytes(size_t n, const PrecomputedBases<G>& pre);
+  static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const PrecomputedBases<G>& pre,
+                                     const ScalarInt* d_scalars, size_t n, const Stream& s,
+                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
+
+ private:
+  static Result<ec::Jacobian<G>> run_with(const AffinePoint* d_bases, const PrecomputedBases<G>* pre,
+                                          const ScalarInt* d_scalars, size_t n, const Stream& s,
+                                          Reservation* scratch_from, MsmStats* stats);
 };
 
 }  // namespace cuzk::cuda

@@ -19,10 +19,12 @@ constexpr unsigned kThreads = 128;
 constexpr unsigned kMaxWindows = 128;              // c >= 2 over at most 256 bits
 constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pairs per window group
 constexpr size_t kOnesPartials = 131072;           // at most this many threads sum the scalars equal to 1
-constexpr size_t kSegment = 8;                     // buckets per thread in the weighted bucket sums
-constexpr unsigned kSegmentLog = 3;
-constexpr unsigned kReduceFanIn = 16;
-constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
+// log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
+// the items, and so half the cost, of the second level), 8 below (enough threads).
+constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits = 16;
+constexpr unsigned kReduceFanIn = 16;              // the ones' sum
+constexpr unsigned kPartialsPerThread = 16;        // accumulation levels after the first
+constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 28;
 
 inline unsigned floor_log2(size_t x) {
   unsigned r = 0;
@@ -37,19 +39,27 @@ inline unsigned blocks_for(size_t threads) { return unsigned(ceil_div(threads, k
 struct Plan {
   size_t m = 0;
   unsigned c = 0, windows = 0, group = 0;
-  size_t nb = 0;  // buckets per window, 2^(c-1); slot nb collects zero digits
+  size_t nb = 0;           // buckets per window, 2^(c-1); slot nb collects zero digits
+  bool shared = false;     // precomputed bases: every window adds into one bucket set
+  size_t stride = 0;       // precomputed bases: points per copy (window w reads copy w)
+  unsigned log_l1 = 0;     // log2 of the first reduction level's chunk
+  size_t bucket_rows() const { return shared ? 1 : group; }
+  size_t reduce_rows() const { return shared ? 1 : windows; }
+  size_t first_chunks() const { return nb >> log_l1; }  // per reduced row
 };
 
+// Mixed additions a bucket costs in the reduction, beside the one per point per window:
+// two full additions (~1.4 mixed each) in the first level, the memset and the writes.
+constexpr double kBucketCost = 3.2;
+
+inline unsigned windows_for(unsigned c, size_t bits) { return unsigned(ceil_div(bits + 1, c)); }
+
 inline unsigned choose_window(size_t m, size_t bits) {
-  // Per window: one mixed addition per point, and the bucket sums at ~5 mixed additions per
-  // bucket (two full additions plus reading the bucket; measured on the H200: 4.8 at 2^22,
-  // 7 at 2^24 on BLS12-381 G1).
   const double m_eff = double(size_t(1) << floor_log2(m)) * 1.4;
   unsigned best = 2;
   double best_cost = 1e300;
   for (unsigned c = 2; c <= 20; ++c) {
-    double windows = double(ceil_div(bits + 1, c));
-    double cost = windows * (m_eff + 5.0 * double(size_t(1) << (c - 1)));
+    double cost = double(windows_for(c, bits)) * (m_eff + kBucketCost * double(size_t(1) << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -58,14 +68,29 @@ inline unsigned choose_window(size_t m, size_t bits) {
   return best;
 }
 
-inline Plan make_plan(size_t m, size_t bits) {
+inline Plan finish_plan(Plan p) {
+  p.group = unsigned(std::clamp<size_t>(kGroupEntries / std::max<size_t>(p.m, 1), 1, p.windows));
+  p.nb = size_t(1) << (p.c - 1);
+  p.log_l1 = p.c >= kWideWindowBits ? kFirstChunkLogWide : std::min(kFirstChunkLog, p.c - 1);
+  return p;
+}
+
+inline Plan make_plan(size_t m, size_t bits, unsigned force_c = 0) {
   Plan p;
   p.m = m;
-  p.c = choose_window(m, bits);
-  p.windows = unsigned(ceil_div(bits + 1, p.c));  // Booth digits need one bit above the top
-  p.group = unsigned(std::clamp<size_t>(kGroupEntries / std::max<size_t>(m, 1), 1, p.windows));
-  p.nb = size_t(1) << (p.c - 1);
-  return p;
+  p.c = force_c != 0 ? force_c : choose_window(m, bits);
+  p.windows = windows_for(p.c, bits);  // Booth digits need one bit above the top
+  return finish_plan(p);
+}
+
+inline Plan make_shared_plan(size_t m, unsigned c, unsigned windows, size_t stride) {
+  Plan p;
+  p.m = m;
+  p.c = c;
+  p.windows = windows;
+  p.shared = true;
+  p.stride = stride;
+  return finish_plan(p);
 }
 
 // Entries per thread in the first accumulation level: a power of two, more threads for
@@ -87,25 +112,6 @@ template <class G>
 constexpr int accumulate_min_blocks() {
   return sizeof(typename G::Base) == 48 ? 3 : 1;
 }
-
-// Points a weighted_rows() of `rows` rows of k takes from its arena (mirrors its recursion).
-inline size_t weighted_points(size_t rows, size_t k) {
-  if (k <= kSegment) return rows;
-  const size_t segs = ceil_div(k, kSegment);
-  return 2 * rows * segs + 2 * rows + 2 * rows * ceil_div(segs, kReduceFanIn) + weighted_points(rows, segs - 1);
-}
-
-// Hands out consecutive points of one region; with a null base it only counts.
-template <class P>
-struct PointArena {
-  P* base;
-  size_t used = 0;
-  P* take(size_t n) {
-    P* p = base ? base + used : nullptr;
-    used += n;
-    return p;
-  }
-};
 
 // Carves one device allocation into aligned pieces; with a null base it only measures.
 class Carver {
@@ -147,7 +153,9 @@ struct SplitScratch {
   }
 };
 
-// Scratch of one window group of Pippenger: `entries` sorted pairs, `buckets` buckets.
+// Scratch of Pippenger: one window group's `entries` sorted pairs and `buckets_n`
+// buckets, and the reduction's levels for all `rows` reduced rows of `chunks` first-level
+// chunks each (level 1 into z_a/q_a, then the levels alternate with z_b/q_b).
 template <class G>
 struct GroupScratch {
   using P = ec::Xyzz<G>;
@@ -157,8 +165,8 @@ struct GroupScratch {
   P* buckets;
   uint32_t *pkeys_a, *pkeys_b;
   P *pvals_a, *pvals_b;
-  P* arena;  // the weighted bucket sums (weighted_rows)
-  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t rows, size_t nb,
+  P *z_a, *q_a, *z_b, *q_b;
+  GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t sort_m, unsigned c, size_t rows, size_t chunks,
                size_t& total) {
     Carver cv(base);
     keys_in = cv.take<uint32_t>(entries);
@@ -174,9 +182,18 @@ struct GroupScratch {
     pvals_a = cv.take<P>(pa);
     pkeys_b = cv.take<uint32_t>(pb);
     pvals_b = cv.take<P>(pb);
-    arena = cv.take<P>(weighted_points(rows, nb));
+    const size_t half = rows * ceil_div(chunks, 2);
+    z_a = cv.take<P>(rows * chunks);
+    q_a = cv.take<P>(rows * chunks);
+    z_b = cv.take<P>(half);
+    q_b = cv.take<P>(half);
     total = cv.used();
   }
+  GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total)
+      : GroupScratch(base, std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)),
+                     p.bucket_rows() * (p.nb + 1),
+                     p.shared ? std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)) : m_hi, p.c,
+                     p.reduce_rows(), p.first_chunks(), total) {}
 };
 
 template <class G>
@@ -188,12 +205,18 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
   return a.dbl();
 }
 
+template <class G>
+__device__ __forceinline__ void add_to_bucket(ec::Xyzz<G>* b, const ec::Xyzz<G>& acc) {
+  *b = add_full<G>(*b, acc);
+}
+
 __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
   return size_t(key >> c) * (nb + 1) + (key & ((uint32_t(1) << c) - 1));
 }
 
 // One thread sums `per_thread` consecutive sorted entries, run by run (a run = one
-// bucket). A run that begins and ends inside the chunk is the whole bucket: it is stored.
+// bucket). A run that begins and ends inside the chunk is the whole bucket: it is added
+// to the bucket (which is infinity unless an earlier window group added into it).
 // The first and the last run may continue in the neighbouring chunks: they go out as
 // partial sums, two per chunk (the second infinity when the chunk is one run), in key
 // order, for the next level. On the last level (one chunk) every run is stored.
@@ -216,7 +239,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
         out_keys[2 * t] = cur;
         out_vals[2 * t] = acc;
       } else {
-        buckets[slot_of(cur, c, nb)] = acc;
+        add_to_bucket(buckets + slot_of(cur, c, nb), acc);
       }
       head = false;
       acc = P::infinity();
@@ -225,7 +248,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
     add_entry(i, acc);
   }
   if (last_level) {
-    buckets[slot_of(cur, c, nb)] = acc;
+    add_to_bucket(buckets + slot_of(cur, c, nb), acc);
     return;
   }
   if (head) {
@@ -239,13 +262,15 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
 
 template <class G>
 __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
-    accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
-                             size_t per_thread, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
-                             ec::Xyzz<G>* out_vals, bool last_level) {
+    accumulate_points_kernel(const ec::Affine<G>* bases, const ec::Affine<G>* table, uint32_t split,
+                             const uint32_t* keys, const uint32_t* vals, size_t count, size_t per_thread, unsigned c,
+                             size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
+                             bool last_level) {
+  // Entry values below `split` index the bases, the others the precomputed copies.
   accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) {
-                        const uint32_t v = vals[i];
-                        ec::Affine<G> p = bases[v & 0x7fffffffu];
+                        const uint32_t v = vals[i], idx = v & 0x7fffffffu;
+                        ec::Affine<G> p = idx < split ? bases[idx] : table[idx - split];
                         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
                         acc += p;
                       });
@@ -260,37 +285,38 @@ __global__ void __launch_bounds__(kThreads)
                       [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
 }
 
-// Segment s of row r: the elements in[r·stride + j] for j in [s·len, s·len + len) ∩ [0, k).
-// t_out gets sum (j - lo + 1)·in_j (a running sum from the top), r_out their plain sum;
-// both laid out [rows][segs].
-template <class G>
+// One level of the bucket reduction. Row r holds a list z_0 .. z_{k-1} (at z + r·z_stride)
+// and, after the first level, a list q (at q + r·k); the row's answer is
+// sum(q) + M·sum_j j·z_j for a power of two M. Chunk t of 2^log_l items [lo, hi) yields
+//   q'_t = sum_{j in t} q_j + 2^shift_w · sum_{j in t} (j - lo + one_based)·z_j,
+//   z'_t = 2^shift_z · sum_{j in t} z_j,
+// which keeps the answer with M' = M·2^log_l / 2^shift_z. The first level (buckets,
+// weights j + 1) is one-based with M = 1; a row of one item has answer q_0. Outputs are
+// laid out [rows][chunks]; z_out may be null on the last level.
+template <class G, bool kWithQ>
 __global__ void __launch_bounds__(kThreads)
-    segment_sums_kernel(const ec::Xyzz<G>* in, size_t rows, size_t stride, size_t k, size_t len, size_t segs,
-                        ec::Xyzz<G>* t_out, ec::Xyzz<G>* r_out) {
+    reduce_level_kernel(const ec::Xyzz<G>* z, size_t z_stride, const ec::Xyzz<G>* q, size_t rows, size_t k,
+                        unsigned log_l, unsigned shift_w, unsigned shift_z, bool one_based, ec::Xyzz<G>* z_out,
+                        ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
+  const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= rows * segs) return;
-  const size_t r = t / segs, s = t % segs;
-  const size_t lo = s * len, hi = min(k, lo + len);
-  const P* row = in + r * stride;
-  P run = P::infinity(), total = P::infinity();
+  if (t >= rows * chunks) return;
+  const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
+  const P* zr = z + r * z_stride;
+  P run = P::infinity(), w = P::infinity(), qs = P::infinity();
   for (size_t j = hi; j-- > lo;) {
-    run = add_full<G>(run, row[j]);
-    total = add_full<G>(total, run);
+    run = add_full<G>(run, zr[j]);
+    if (one_based || j > lo) w = add_full<G>(w, run);  // sum over i >= 1 of the suffix sums
+    if constexpr (kWithQ) qs = add_full<G>(qs, q[r * k + j]);
   }
-  t_out[t] = total;
-  r_out[t] = run;
-}
-
-// out[r] = a[r] + 2^shift·b[r].
-template <class G>
-__global__ void __launch_bounds__(kThreads)
-    combine_kernel(const ec::Xyzz<G>* a, const ec::Xyzz<G>* b, size_t rows, unsigned shift, ec::Xyzz<G>* out) {
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= rows) return;
-  ec::Xyzz<G> x = b[t];
-  for (unsigned i = 0; i < shift; ++i) x = dbl_full<G>(x);
-  out[t] = add_full<G>(a[t], x);
+  for (unsigned i = 0; i < shift_w; ++i) w = dbl_full<G>(w);
+  if constexpr (kWithQ) w = add_full<G>(qs, w);
+  q_out[t] = w;
+  if (z_out != nullptr) {
+    for (unsigned i = 0; i < shift_z; ++i) run = dbl_full<G>(run);
+    z_out[t] = run;
+  }
 }
 
 // out[r][j] = sum of in[r][j·f .. j·f + f) over rows of k elements.
@@ -355,33 +381,45 @@ Status reduce_rows(const ec::Xyzz<G>* in, size_t rows, size_t k, ec::Xyzz<G>* tm
   return Status::ok();
 }
 
-// dest[r] = sum_{j < k} (j + 1)·in[r·stride + j] for each of `rows` rows. With segments of
-// L = 2^kSegmentLog: sum = sum_s T_s + L·sum_s s·R_s (T_s, R_s: segment s's weighted and
-// plain sums), and sum_s s·R_s is the same problem over the R_s, one level smaller. No
-// thread does more than 2L additions before the next level, so every level is parallel.
+// The first reduction level over `rows` bucket rows (stride nb + 1): chunks of 2^log_l1
+// buckets into z/q (rows·first_chunks each), or, when one chunk covers the row, the
+// row's answer straight into dest.
 template <class G>
-Status weighted_rows(const ec::Xyzz<G>* in, size_t rows, size_t stride, size_t k, PointArena<ec::Xyzz<G>>& arena,
-                     ec::Xyzz<G>* dest, cudaStream_t s) {
+Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows, ec::Xyzz<G>* z, ec::Xyzz<G>* q,
+                          ec::Xyzz<G>* dest, cudaStream_t s) {
+  const size_t chunks = p.first_chunks();
+  const bool last = chunks == 1;
+  reduce_level_kernel<G, false><<<blocks_for(rows * chunks), kThreads, 0, s>>>(
+      buckets, p.nb + 1, nullptr, rows, p.nb, p.log_l1, 0, 0, true, last ? nullptr : z, last ? dest : q);
+  return check_launch("msm.reduce_level_kernel");
+}
+
+// The levels after the first, for all rows at once: pairs of items, until one is left,
+// whose q is the row's sum_j (j + 1)·B_j, written to dest[row].
+template <class G>
+Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>* dest, cudaStream_t s) {
   using P = ec::Xyzz<G>;
-  if (k <= kSegment) {
-    P* plain = arena.take(rows);
-    segment_sums_kernel<G><<<blocks_for(rows), kThreads, 0, s>>>(in, rows, stride, k, k, 1, dest, plain);
-    return check_launch("msm.segment_sums_kernel");
+  size_t k = p.first_chunks();
+  if (k == 1) return Status::ok();  // the first level finished every row
+  P* zs[2] = {gs.z_a, gs.z_b};
+  P* qs[2] = {gs.q_a, gs.q_b};
+  int cur = 0;
+  bool first = true;
+  while (k > 1) {
+    const size_t kout = ceil_div(k, 2);
+    const bool last = kout == 1;
+    // After the first level M = 2^log_l1; the second level brings it back to 1, and every
+    // later level keeps it there by doubling its plain sums.
+    const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
+    reduce_level_kernel<G, true><<<blocks_for(rows * kout), kThreads, 0, s>>>(
+        zs[cur], k, qs[cur], rows, k, 1, shift_w, shift_z, false, last ? nullptr : zs[cur ^ 1],
+        last ? dest : qs[cur ^ 1]);
+    CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_level_kernel"));
+    cur ^= 1;
+    k = kout;
+    first = false;
   }
-  const size_t segs = ceil_div(k, kSegment);
-  P* t = arena.take(rows * segs);
-  P* r = arena.take(rows * segs);
-  segment_sums_kernel<G><<<blocks_for(rows * segs), kThreads, 0, s>>>(in, rows, stride, k, kSegment, segs, t, r);
-  CUZK_RETURN_IF_ERROR(check_launch("msm.segment_sums_kernel"));
-  P* a = arena.take(rows);
-  P* b = arena.take(rows);
-  P* tmp_a = arena.take(rows * ceil_div(segs, kReduceFanIn));
-  P* tmp_b = arena.take(rows * ceil_div(segs, kReduceFanIn));
-  CUZK_RETURN_IF_ERROR(reduce_rows<G>(t, rows, segs, tmp_a, tmp_b, a, s));
-  // R_s has weight s: R_1 .. R_{segs-1} are "buckets" 0 .. segs-2.
-  CUZK_RETURN_IF_ERROR(weighted_rows<G>(r + 1, rows, segs, segs - 1, arena, b, s));
-  combine_kernel<G><<<blocks_for(rows), kThreads, 0, s>>>(a, b, rows, kSegmentLog, dest);
-  return check_launch("msm.combine_kernel");
+  return Status::ok();
 }
 
 // Events between the stages of one run, when MsmStats::profile asks for them.
@@ -418,19 +456,111 @@ class StageTimer {
   std::vector<std::pair<Stage, cudaEvent_t>> marks_;
 };
 
+// c doublings of kShiftGroup consecutive points per thread, then their affine forms with
+// one inversion (Montgomery's trick): out[i] = 2^c·in[i].
+constexpr unsigned kShiftGroup = 16;
+
 template <class G>
-size_t group_bytes_bound(size_t m_lo, size_t m_hi, size_t bits) {
-  const Plan p = make_plan(m_lo, bits);
-  const size_t entries = std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries));
-  const size_t buckets = size_t(p.group) * (p.nb + 1);
+__global__ void __launch_bounds__(kThreads)
+    shift_bases_kernel(const ec::Affine<G>* in, size_t n, unsigned c, ec::Affine<G>* out) {
+  using Jac = ec::Jacobian<G>;
+  using Base = typename G::Base;
+  const size_t lo = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kShiftGroup;
+  if (lo >= n) return;
+  const unsigned count = unsigned(min(size_t(kShiftGroup), n - lo));
+  Jac p[kShiftGroup];
+  for (unsigned j = 0; j < count; ++j) {
+    Jac x = Jac::from_affine(in[lo + j]);
+    for (unsigned i = 0; i < c; ++i) x = x.dbl();
+    p[j] = x;
+  }
+  Base prefix[kShiftGroup];
+  Base acc = Base::one();
+  for (unsigned j = 0; j < count; ++j) {
+    prefix[j] = acc;
+    if (!p[j].is_infinity()) acc = acc * p[j].z;
+  }
+  Base inv = acc.inverse();
+  for (unsigned j = count; j-- > 0;) {
+    if (p[j].is_infinity()) {
+      out[lo + j] = ec::Affine<G>::infinity();
+      continue;
+    }
+    const Base zi = inv * prefix[j];
+    inv = inv * p[j].z;
+    const Base zi2 = zi.square();
+    out[lo + j] = {p[j].x * zi2, p[j].y * zi2 * zi};
+  }
+}
+
+template <class G>
+size_t group_bytes_bound(const Plan& p_lo, size_t m_hi) {
   size_t total = 0;
-  GroupScratch<G>(nullptr, entries, buckets, m_hi, p.c, p.group, p.nb, total);
+  GroupScratch<G>(nullptr, p_lo, m_hi, total);
   return total;
 }
 
 }  // namespace cuzk::cuda::msm_detail
 
 namespace cuzk::cuda {
+
+template <class G>
+unsigned PrecomputedBases<G>::windows_for(unsigned window_bits) {
+  return msm_detail::windows_for(window_bits, G::Scalar::BITS);
+}
+
+template <class G>
+unsigned PrecomputedBases<G>::choose_window_bits(size_t n) {
+  // One bucket set: per point one addition per window, per bucket ~kBucketCost once.
+  using namespace msm_detail;
+  const double m = double(std::max<size_t>(n, 1));
+  unsigned best = 8;
+  double best_cost = 1e300;
+  for (unsigned c = 8; c <= 24; ++c) {
+    const double cost = double(windows_for(c)) * m + kBucketCost * double(size_t(1) << (c - 1));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+template <class G>
+size_t PrecomputedBases<G>::bytes(size_t n, unsigned window_bits) {
+  if (window_bits < 8 || window_bits > msm_detail::kMaxWindowBits) return 0;
+  return size_t(windows_for(window_bits) - 1) * n * sizeof(AffinePoint);
+}
+
+template <class G>
+Result<PrecomputedBases<G>> PrecomputedBases<G>::build(const AffinePoint* d_bases, size_t n, unsigned window_bits,
+                                                       const Stream& stream, Reservation* from) {
+  using namespace msm_detail;
+  if (window_bits < 8 || window_bits > kMaxWindowBits) {
+    return invalid_argument("msm: precomputed bases with " + std::to_string(window_bits) +
+                            "-bit windows; 8 .. " + std::to_string(kMaxWindowBits) + " are supported");
+  }
+  const unsigned windows = windows_for(window_bits);
+  if (n == 0 || size_t(windows) * n >= (size_t(1) << 31)) {
+    return invalid_argument("msm: precomputed bases for " + std::to_string(n) + " points in " +
+                            std::to_string(windows) + " windows; 1 .. 2^31 / windows points are supported");
+  }
+  PrecomputedBases pre;
+  pre.n_ = n;
+  pre.c_ = window_bits;
+  pre.windows_ = windows;
+  CUZK_ASSIGN_OR_RETURN(pre.table_,
+                        DeviceBuffer<AffinePoint>::allocate(size_t(windows - 1) * n, "msm precomputed bases", from));
+  const cudaStream_t s = stream.get();
+  const unsigned blocks = blocks_for(ceil_div(n, kShiftGroup));
+  for (unsigned j = 1; j < windows; ++j) {
+    const AffinePoint* in = j == 1 ? d_bases : pre.table_.data() + size_t(j - 2) * n;
+    shift_bases_kernel<G><<<blocks, kThreads, 0, s>>>(in, n, window_bits, pre.table_.data() + size_t(j - 1) * n);
+    CUZK_RETURN_IF_ERROR(check_launch("msm.shift_bases_kernel"));
+  }
+  CUZK_RETURN_IF_ERROR(stream.synchronize());
+  return Result<PrecomputedBases>(std::move(pre));
+}
 
 template <class G>
 size_t Msm<G>::scratch_bytes(size_t n) {
@@ -443,23 +573,61 @@ size_t Msm<G>::scratch_bytes(size_t n) {
   size_t group = 0;
   for (unsigned k = 0; k <= floor_log2(n); ++k) {
     const size_t lo = size_t(1) << k, hi = std::min(n, (size_t(2) << k) - 1);
-    group = std::max(group, group_bytes_bound<G>(lo, hi, bits));
+    group = std::max(group, group_bytes_bound<G>(make_plan(lo, bits), hi));
   }
   return split + group;
 }
 
 template <class G>
+size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
+  using namespace msm_detail;
+  if (n == 0) return 0;
+  size_t split = 0;
+  SplitScratch<G>(nullptr, n, split);
+  // The width is fixed; the largest group (at m = 1) and the most entries (at m = n).
+  return split + group_bytes_bound<G>(make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points()), n);
+}
+
+template <class G>
 Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n,
                                     const Stream& stream, Reservation* scratch_from, MsmStats* stats) {
+  return run_with(d_bases, nullptr, d_scalars, n, stream, scratch_from, stats);
+}
+
+template <class G>
+Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const PrecomputedBases<G>& pre,
+                                    const ScalarInt* d_scalars, size_t n, const Stream& stream,
+                                    Reservation* scratch_from, MsmStats* stats) {
+  if (n > pre.points()) {
+    return invalid_argument("msm: " + std::to_string(n) + " scalars against precomputed bases of " +
+                            std::to_string(pre.points()) + " points");
+  }
+  return run_with(d_bases, &pre, d_scalars, n, stream, scratch_from, stats);
+}
+
+template <class G>
+Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const PrecomputedBases<G>* pre,
+                                         const ScalarInt* d_scalars, size_t n, const Stream& stream,
+                                         Reservation* scratch_from, MsmStats* stats) {
   using namespace msm_detail;
   using P = ec::Xyzz<G>;
   static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
   constexpr size_t bits = G::Scalar::BITS;
   const bool profile = stats != nullptr && stats->profile;
-  if (stats != nullptr) *stats = MsmStats{};
+  const unsigned force_c = stats != nullptr ? stats->force_window_bits : 0;
+  if (stats != nullptr) {
+    *stats = MsmStats{};
+    stats->profile = profile;
+    stats->force_window_bits = force_c;
+  }
   if (n == 0) return ec::Jacobian<G>::infinity();
   if (n >= (size_t(1) << 31)) {
     return invalid_argument("msm: " + std::to_string(n) + " points; at most 2^31 - 1 are supported");
+  }
+  if (pre == nullptr && force_c != 0 && (force_c < kMinWindowBits || force_c > kMaxWindowBits)) {
+    return invalid_argument("msm: forced window of " + std::to_string(force_c) + " bits; " +
+                            std::to_string(kMinWindowBits) + " .. " + std::to_string(kMaxWindowBits) +
+                            " are supported");
   }
   const cudaStream_t s = stream.get();
   StageTimer timer(profile, s);
@@ -504,34 +672,47 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
   Plan plan;
   DeviceBuffer<uint8_t> group_buf;
   if (m != 0) {
-    plan = make_plan(m, bits);
+    plan = pre != nullptr ? make_shared_plan(m, pre->window_bits(), pre->windows(), pre->points())
+                          : make_plan(m, bits, force_c);
     size_t group_bytes = 0;
-    GroupScratch<G>(nullptr, plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group, plan.nb, group_bytes);
+    GroupScratch<G>(nullptr, plan, m, group_bytes);
     CUZK_ASSIGN_OR_RETURN(group_buf,
                           DeviceBuffer<uint8_t>::allocate(group_bytes, "msm scratch (window group)", scratch_from));
-    GroupScratch<G> gs(group_buf.data(), plan.group * m, plan.group * (plan.nb + 1), m, plan.c, plan.group, plan.nb,
-                       group_bytes);
+    GroupScratch<G> gs(group_buf.data(), plan, m, group_bytes);
+    const AffinePoint* table = pre != nullptr ? pre->table() : nullptr;
+    const uint32_t split = pre != nullptr ? uint32_t(pre->points()) : UINT32_MAX;
+    if (plan.shared) {
+      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, (plan.nb + 1) * sizeof(P), s),
+                                "msm: clearing the buckets");
+    }
 
     for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
       const unsigned wg = std::min(plan.group, plan.windows - w0);
       const size_t entries = size_t(wg) * m;
-      CUZK_RETURN_IF_ERROR(window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, gs.keys_in, gs.vals_in, s));
-      for (unsigned wl = 0; wl < wg; ++wl) {
-        const size_t off = size_t(wl) * m;
-        CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off, m,
-                                         plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
+      CUZK_RETURN_IF_ERROR(window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, plan.shared, plan.stride,
+                                         gs.keys_in, gs.vals_in, s));
+      if (plan.shared) {
+        // One bucket set: the group's pairs sort together.
+        CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in, gs.keys_out, gs.vals_in, gs.vals_out, entries, plan.c,
+                                         gs.sort_temp, gs.sort_temp_bytes, s));
+      } else {
+        for (unsigned wl = 0; wl < wg; ++wl) {
+          const size_t off = size_t(wl) * m;
+          CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off,
+                                           m, plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
+        }
+        CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
+                                  "msm: clearing the buckets");
       }
-      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, size_t(wg) * (plan.nb + 1) * sizeof(P), s),
-                                "msm: clearing the buckets");
       timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
       size_t per_thread = first_per_thread(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
-      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
-                                                                           per_thread, plan.c, plan.nb, gs.buckets,
-                                                                           gs.pkeys_a, gs.pvals_a, last);
+      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(
+          d_bases, table, split, gs.keys_out, gs.vals_out, entries, per_thread, plan.c, plan.nb, gs.buckets,
+          gs.pkeys_a, gs.pvals_a, last);
       CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
       P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
@@ -549,23 +730,31 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
       }
       timer.mark(StageTimer::kAccumulate);
 
-      PointArena<P> arena{gs.arena};
-      CUZK_RETURN_IF_ERROR(weighted_rows<G>(gs.buckets, wg, plan.nb + 1, plan.nb, arena, sp.results + 1 + w0, s));
-      timer.mark(StageTimer::kReduce);
+      if (!plan.shared) {
+        const size_t off = size_t(w0) * plan.first_chunks();
+        CUZK_RETURN_IF_ERROR(
+            reduce_first_level<G>(plan, gs.buckets, wg, gs.z_a + off, gs.q_a + off, sp.results + 1 + w0, s));
+        timer.mark(StageTimer::kReduce);
+      }
     }
+    if (plan.shared) CUZK_RETURN_IF_ERROR(reduce_first_level<G>(plan, gs.buckets, 1, gs.z_a, gs.q_a, sp.results + 1, s));
+    CUZK_RETURN_IF_ERROR(reduce_tail<G>(plan, plan.reduce_rows(), gs, sp.results + 1, s));
+    timer.mark(StageTimer::kReduce);
   }
 
   if (beside) CUZK_RETURN_IF_ERROR(stream.wait(*ones_done));
-  const size_t windows = m != 0 ? plan.windows : 0;
-  std::vector<P> sums(1 + windows);
+  const size_t sums_n = m == 0 ? 0 : plan.reduce_rows();
+  std::vector<P> sums(1 + sums_n);
   CUZK_RETURN_IF_ERROR(
       copy_async(sums.data(), sp.results, sums.size() * sizeof(P), cudaMemcpyDeviceToHost, s, "msm.window_sums"));
   CUZK_RETURN_IF_ERROR(stream.synchronize());
 
-  // sum_w 2^(c·w)·S_w by Horner's rule, plus the ones' sum.
+  // sum_w 2^(c·w)·S_w by Horner's rule (one sum with precomputed bases), plus the ones'.
   P total = P::infinity();
-  for (size_t w = windows; w-- > 0;) {
-    for (unsigned i = 0; i < plan.c; ++i) total = total.dbl();
+  for (size_t w = sums_n; w-- > 0;) {
+    if (!plan.shared) {
+      for (unsigned i = 0; i < plan.c; ++i) total = total.dbl();
+    }
     total += sums[1 + w];
   }
   total += sums[0];
@@ -576,10 +765,13 @@ Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt*
     stats->window_bits = plan.c;
     stats->windows = plan.windows;
     stats->windows_per_group = plan.group;
+    stats->precomputed = pre != nullptr;
   }
   return total.to_jacobian();
 }
 
 }  // namespace cuzk::cuda
 
-#define CUZK_INSTANTIATE_MSM(G) template class cuzk::cuda::Msm<G>
+#define CUZK_INSTANTIATE_MSM(G)                     \
+  template class cuzk::cuda::PrecomputedBases<G>; \
+  template class cuzk::cuda::Msm<G>

@@ -31,7 +31,8 @@ __device__ __forceinline__ uint32_t bits_at(const uint64_t* k, unsigned offset, 
 }
 
 __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c,
-                                     unsigned w0, unsigned wg, uint32_t* keys, uint32_t* vals) {
+                                     unsigned w0, unsigned wg, bool shared, uint32_t stride, uint32_t* keys,
+                                     uint32_t* vals) {
   const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= m) return;
   const uint32_t idx = rest_idx[j];
@@ -47,8 +48,8 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
     if (neg) d = (uint32_t(1) << c) - d;  // digit = d - 2^c, in [-2^(c-1), 0]
     const uint32_t bucket = d == 0 ? half : d - 1;
     const size_t e = size_t(wl) * m + j;
-    keys[e] = (uint32_t(wl) << c) | bucket;
-    vals[e] = idx | (uint32_t(neg && d != 0) << 31);
+    keys[e] = shared ? bucket : (uint32_t(wl) << c) | bucket;
+    vals[e] = (w * stride + idx) | (uint32_t(neg && d != 0) << 31);
   }
 }
 
@@ -78,11 +79,11 @@ Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* 
 }
 
 Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,
-                     uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+                     bool shared, size_t stride, uint32_t* keys, uint32_t* vals, cudaStream_t s) {
   if (m == 0) return Status::ok();
   constexpr unsigned kThreads = 256;
-  window_digits_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, s>>>(scalars, rest_idx, m, c, w0, wg,
-                                                                                    keys, vals);
+  window_digits_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+      scalars, rest_idx, m, c, w0, wg, shared, uint32_t(stride), keys, vals);
   return check_launch("msm.window_digits_kernel");
 }
 

@@ -24,10 +24,12 @@ Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* 
 
 // Signed digits of windows [w0, w0 + wg) of c bits for the m scalars scalars[rest_idx[j]]:
 // window w of scalar j goes to entry (w - w0)·m + j with key ((w - w0) << c) | bucket and
-// value index | sign << 31, where bucket = |digit| - 1, or 2^(c-1) (a bucket nobody reads)
-// for a zero digit.
+// value (w·stride + index) | sign << 31, where bucket = |digit| - 1, or 2^(c-1) (a bucket
+// nobody reads) for a zero digit. stride = 0: every window reads the original bases;
+// stride = n with precomputed bases: window w reads copy w. shared: the key is the bucket
+// alone (all windows add into one bucket set).
 Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,
-                     uint32_t* keys, uint32_t* vals, cudaStream_t s);
+                     bool shared, size_t stride, uint32_t* keys, uint32_t* vals, cudaStream_t s);
 
 // CUB scratch for sort_window() of m pairs on c-bit keys.
 size_t sort_temp_bytes(size_t m, unsigned c);

@@ -2,11 +2,17 @@
 // the whole Msm::run timed with CUDA events (median after one warm-up), every timed result
 // checked against the CPU discrete-log oracle (msm_fixtures.hpp), device memory from the
 // allocator's peak. Prints a markdown table with the peer figures of GPU-NOTES.md.
-// Usage: cuda_msm_bench [--runs N] [--max-log K]   (K: skip sizes above 2^K)
+// Rows marked "pre c" run with precomputed bases of c-bit windows (the table's bytes and
+// build time beside them); "c=N" rows force the window width (a sweep).
+// Usage: cuda_msm_bench [--runs N] [--max-log K] [--sweep C1,C2,..] [--pre C1,C2,..]
+//   K: skip sizes above 2^K; --sweep: also BLS12-381 G1 2^22/2^24 and BN254 G1 2^24 at
+//   each forced width; --pre: the precomputed rows at these widths instead of the choice.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,12 +30,15 @@ using msm_fixtures::Mix;
 struct Case {
   Mix mix;
   unsigned log_n;
-  const char* peer;  // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
+  const char* peer;     // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
+  unsigned force_c = 0;  // forced window width (0: the choice)
+  int pre_c = -1;        // precomputed bases of this width (0: their choice; -1: none)
 };
 
 struct Row {
-  std::string group, mix, peer, note;
+  std::string group, mix, peer, note, mode = "pippenger";
   unsigned log_n = 0;
+  double table_mib = 0, build_ms = 0;
   double median_ms = 0, min_ms = 0;
   size_t scratch_peak = 0, scratch_bound = 0;
   MsmStats stats, profile;
@@ -74,13 +83,35 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
       rows.push_back(row);
       continue;
     }
+    std::optional<PrecomputedBases<G>> pre;
+    if (c.pre_c >= 0) {
+      const unsigned pc = c.pre_c > 0 ? unsigned(c.pre_c) : PrecomputedBases<G>::choose_window_bits(n);
+      const auto t0 = std::chrono::steady_clock::now();
+      auto built = PrecomputedBases<G>::build(in->bases.data(), n, pc, s);
+      if (!built.is_ok()) {
+        row.note = built.status().to_string();
+        rows.push_back(row);
+        continue;
+      }
+      row.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      pre.emplace(std::move(built).value());
+      row.table_mib = double(pre->table_bytes()) / (1 << 20);
+      row.mode = "pre " + std::to_string(pc);
+    } else if (c.force_c != 0) {
+      row.mode = "c=" + std::to_string(c.force_c);
+    }
+    auto run_once = [&](MsmStats* st) {
+      st->force_window_bits = c.force_c;
+      return pre ? Msm<G>::run(in->bases.data(), *pre, in->scalars.data(), n, s, nullptr, st)
+                 : Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, st);
+    };
     const size_t held = (*alloc)->stats().allocated_bytes;
     (*alloc)->reset_peak();
     std::vector<double> ms;
     bool ok = true;
     for (int r = 0; r <= runs && ok; ++r) {
       Status st = start->record(s);
-      auto res = Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, &row.stats);
+      auto res = run_once(&row.stats);
       if (st.is_ok()) st = end->record(s);
       if (st.is_ok()) st = end->synchronize();
       if (!res.is_ok() || !st.is_ok()) {
@@ -99,7 +130,7 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
     if (ok) {
       // One more, untimed, with the stage events on.
       row.profile.profile = true;
-      auto res = Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, &row.profile);
+      auto res = run_once(&row.profile);
       if (!res.is_ok() || res->to_affine() != expected) {
         row.note = "profiled run failed";
         ok = false;
@@ -112,27 +143,52 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
       row.min_ms = ms.front();
     }
     row.scratch_peak = (*alloc)->stats().peak_bytes - held;
-    row.scratch_bound = Msm<G>::scratch_bytes(n);
+    row.scratch_bound = pre ? Msm<G>::scratch_bytes(n, *pre) : Msm<G>::scratch_bytes(n);
     rows.push_back(row);
-    std::fprintf(stderr, "%s 2^%u %s: %.2f ms %s\n", name, c.log_n, row.mix.c_str(), row.median_ms,
-                 row.ok ? "ok" : row.note.c_str());
+    std::fprintf(stderr, "%s 2^%u %s %s: %.2f ms %s\n", name, c.log_n, row.mix.c_str(), row.mode.c_str(),
+                 row.median_ms, row.ok ? "ok" : row.note.c_str());
   }
 }
 
 int run(int argc, char** argv) {
   int runs = 5;
   unsigned max_log = 24;
+  std::vector<unsigned> sweep, pre_widths;
+  auto parse_list = [](const char* a) {
+    std::vector<unsigned> v;
+    for (const char* p = a; *p != 0;) {
+      v.push_back(unsigned(std::strtoul(p, const_cast<char**>(&p), 10)));
+      if (*p == ',') ++p;
+      else if (*p != 0) return std::vector<unsigned>{};
+    }
+    return v;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--max-log" && i + 1 < argc) {
       max_log = unsigned(std::atoi(argv[++i]));
+    } else if (arg == "--sweep" && i + 1 < argc) {
+      sweep = parse_list(argv[++i]);
+    } else if (arg == "--pre" && i + 1 < argc) {
+      pre_widths = parse_list(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--max-log K]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--max-log K] [--sweep C1,C2,..] [--pre C1,C2,..]\n", argv[0]);
       return 2;
     }
   }
+  if (pre_widths.empty()) pre_widths.push_back(0);
+  // The precomputed rows and the sweep, appended to a group's cases.
+  auto extra = [&](std::vector<Case> cases, std::vector<std::pair<unsigned, const char*>> sizes, bool with_pre) {
+    for (auto [log_n, peer] : sizes) {
+      for (unsigned c : sweep) cases.push_back({Mix::kUniform, log_n, peer, c, -1});
+      if (with_pre) {
+        for (unsigned c : pre_widths) cases.push_back({Mix::kUniform, log_n, peer, 0, int(c)});
+      }
+    }
+    return cases;
+  };
   auto count = device_count();
   if (!count.is_ok() || *count == 0) {
     std::fprintf(stderr, "cuda_msm_bench: no CUDA device\n");
@@ -148,17 +204,24 @@ int run(int argc, char** argv) {
   std::mt19937_64 rng(std::random_device{}());
   std::vector<Row> rows;
   bench_group<bls12_381::G1Config>("bls12_381 G1",
-                                   {{Mix::kUniform, 20, "20.4"},
-                                    {Mix::kUniform, 22, "52.9"},
-                                    {Mix::kUniform, 24, "154.4"},
-                                    {Mix::kWitness, 22, "17.4"}},
+                                   extra({{Mix::kUniform, 20, "20.4"},
+                                          {Mix::kUniform, 22, "52.9"},
+                                          {Mix::kUniform, 24, "154.4"},
+                                          {Mix::kWitness, 22, "17.4"}},
+                                         {{22, "52.9"}, {24, "154.4"}}, true),
                                    max_log, runs, pool, rng, *stream, rows);
-  bench_group<bn254::G1Config>("bn254 G1",
-                               {{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}},
-                               max_log, runs, pool, rng, *stream, rows);
-  bench_group<bls12_381::G2Config>(
-      "bls12_381 G2", {{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, max_log,
-      runs, pool, rng, *stream, rows);
+  bench_group<bn254::G1Config>(
+      "bn254 G1",
+      extra({{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}}, {{24, "78.5"}},
+            true),
+      max_log, runs, pool, rng, *stream, rows);
+  sweep.clear();  // G2: the choice and the precomputed rows only
+  bench_group<bls12_381::G2Config>("bls12_381 G2",
+                                   extra({{Mix::kUniform, 20, "46.6"},
+                                          {Mix::kUniform, 22, "137.5"},
+                                          {Mix::kWitness, 22, "40.8"}},
+                                         {{22, "137.5"}}, true),
+                                   max_log, runs, pool, rng, *stream, rows);
   bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
 
   std::printf("command: ");
@@ -168,25 +231,28 @@ int run(int argc, char** argv) {
       "events; every timed result checked against the CPU oracle\n\n",
       info->name.c_str(), info->sm_count, runs);
   std::printf(
-      "| group | scalars | n | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
-      "scratch peak MiB | scratch_bytes MiB | checked |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n");
+      "| group | scalars | n | mode | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
+      "scratch peak MiB | scratch_bytes MiB | table MiB | build ms | checked |\n");
+  std::printf("|---|---|---:|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|\n");
   int status = 0;
   for (const Row& r : rows) {
     const double n = double(size_t(1) << r.log_n);
-    std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %s | %u x %u (%u) | %zu / %zu | %.0f | %.0f | %s |\n",
-                r.group.c_str(), r.mix.c_str(), r.log_n, r.median_ms, r.min_ms, r.median_ms * 1e6 / n, r.peer.c_str(),
-                r.stats.window_bits, r.stats.windows, r.stats.windows_per_group, r.stats.ones, r.stats.rest,
-                double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20), r.ok ? "yes" : r.note.c_str());
+    std::printf(
+        "| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %s | %u x %u (%u) | %zu / %zu | %.0f | %.0f | %.0f | %.0f | %s "
+        "|\n",
+        r.group.c_str(), r.mix.c_str(), r.log_n, r.mode.c_str(), r.median_ms, r.min_ms, r.median_ms * 1e6 / n,
+        r.peer.c_str(), r.stats.window_bits, r.stats.windows, r.stats.windows_per_group, r.stats.ones, r.stats.rest,
+        double(r.scratch_peak) / (1 << 20), double(r.scratch_bound) / (1 << 20), r.table_mib, r.build_ms,
+        r.ok ? "yes" : r.note.c_str());
     if (!r.ok) status = 1;
   }
   std::printf("\nStages of one more run of each (CUDA events; split includes the wait for its counts):\n\n");
-  std::printf("| group | scalars | n | split ms | ones ms | digits+sort ms | accumulate ms | reduce ms |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| group | scalars | n | mode | split ms | ones ms | digits+sort ms | accumulate ms | reduce ms |\n");
+  std::printf("|---|---|---:|---|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     const MsmStats& p = r.profile;
-    std::printf("| %s | %s | 2^%u | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(), r.log_n,
-                p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
+    std::printf("| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(),
+                r.log_n, r.mode.c_str(), p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
   }
   return status;
 }

@@ -1,8 +1,11 @@
 // The device MSM equals the CPU msm (msm/pippenger.hpp) as a group element, on fresh
 // random inputs every run, for G1 and G2 of both curves: sizes 1 .. 2^20 (2^22 on BN254
 // G1, 2^16 on G2, whose CPU reference is slow), the scalar mixes that stress the 0/1
-// split and the bucket balance, and the edge cases. Every run draws its scratch from a
-// reservation of exactly Msm::scratch_bytes(n), so the bound is checked too.
+// split and the bucket balance, and the edge cases; forced window widths (every shape of
+// the bucket reduction); and the precomputed-bases mode (shifted copies checked against
+// CPU doublings, then the same cases again). Every run draws its scratch from a
+// reservation of exactly Msm::scratch_bytes(n) (or scratch_bytes(n, pre)), so the bound
+// is checked too.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -94,6 +97,33 @@ class DeviceMsm : public ::testing::Test {
     auto r = Msm<G>::run(in->bases.data(), in->scalars.data() + offset, n, *stream_, &*reservation, stats);
     EXPECT_TRUE(r.is_ok()) << r.status().to_string();
     return r.is_ok() ? *r : J::infinity();
+  }
+
+  // The device MSM with precomputed bases over `d_bases` (which `pre` was built from).
+  J gpu_pre(const DeviceBuffer<A>& d_bases, const PrecomputedBases<G>& pre, const std::vector<Int>& scalars,
+            MsmStats* stats = nullptr) {
+    const size_t n = scalars.size();
+    auto d_scalars = DeviceBuffer<Int>::allocate(n, "msm test scalars");
+    EXPECT_TRUE(d_scalars.is_ok()) << d_scalars.status().to_string();
+    if (!d_scalars.is_ok()) return J::infinity();
+    EXPECT_TRUE(d_scalars->upload(std::span(scalars.data(), n), *stream_).is_ok());
+    auto alloc = DeviceAllocator::current();
+    EXPECT_TRUE(alloc.is_ok());
+    auto reservation = (*alloc)->reserve(Msm<G>::scratch_bytes(n, pre), "msm test scratch");
+    EXPECT_TRUE(reservation.is_ok()) << reservation.status().to_string();
+    if (!reservation.is_ok()) return J::infinity();
+    auto r = Msm<G>::run(d_bases.data(), pre, d_scalars->data(), n, *stream_, &*reservation, stats);
+    EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+    return r.is_ok() ? *r : J::infinity();
+  }
+
+  DeviceBuffer<A> upload_bases(const std::vector<A>& bases) {
+    auto d = DeviceBuffer<A>::allocate(bases.size(), "msm test bases");
+    EXPECT_TRUE(d.is_ok()) << d.status().to_string();
+    if (!d.is_ok()) return {};
+    EXPECT_TRUE(d->upload(std::span(bases.data(), bases.size()), *stream_).is_ok());
+    EXPECT_TRUE(stream_->synchronize().is_ok());
+    return std::move(d).value();
   }
 
   J cpu(const std::vector<A>& bases, const std::vector<Int>& scalars, size_t offset = 0) {
@@ -230,6 +260,119 @@ TYPED_TEST(DeviceMsm, ScratchStaysWithinScratchBytesAndIsFreed) {
     (void)this->gpu(this->prefix(n), s);  // draws on a reservation of scratch_bytes(n)
   }
   EXPECT_EQ((*alloc)->stats().allocated_bytes, before);
+}
+
+// Every window width the reduction can meet: one chunk per row (c <= 4), a short tail,
+// a long one; many windows per group.
+TYPED_TEST(DeviceMsm, ForcedWindowWidthsMatchCpu) {
+  auto rng = seeded_rng("forced widths");
+  const size_t n = 5000;
+  const auto bases = this->prefix(n);
+  for (unsigned c : {2u, 3u, 4u, 5u, 7u, 9u, 12u, 16u}) {
+    MsmStats stats;
+    stats.force_window_bits = c;
+    auto s = msm_fixtures::make_scalars<TypeParam>(n, c % 2 ? Mix::kUniform : Mix::kWitness, rng);
+    auto in = msm_fixtures::upload<TypeParam>(bases, n, s, *this->stream_);
+    ASSERT_TRUE(in.is_ok()) << in.status().to_string();
+    // scratch_bytes() covers only the size's own width: the budget, not a reservation.
+    auto g = Msm<TypeParam>::run(in->bases.data(), in->scalars.data(), n, *this->stream_, nullptr, &stats);
+    ASSERT_TRUE(g.is_ok()) << g.status().to_string();
+    EXPECT_EQ(stats.window_bits, c);
+    EXPECT_EQ(g->to_affine(), this->cpu(bases, s).to_affine()) << "c = " << c;
+  }
+  MsmStats bad;
+  bad.force_window_bits = 40;
+  auto in = msm_fixtures::upload<TypeParam>(bases, n, msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng),
+                                            *this->stream_);
+  ASSERT_TRUE(in.is_ok());
+  EXPECT_FALSE(Msm<TypeParam>::run(in->bases.data(), in->scalars.data(), n, *this->stream_, nullptr, &bad).is_ok());
+}
+
+// Copy j of the table is 2^(c·j)·P for every base, the infinity included.
+TYPED_TEST(DeviceMsm, PrecomputedCopiesAreShiftedBases) {
+  using A = ec::Affine<TypeParam>;
+  using J = ec::Jacobian<TypeParam>;
+  const size_t n = 1000;
+  auto bases = this->prefix(n);
+  bases[5] = A::infinity();
+  const auto d_bases = this->upload_bases(bases);
+  const unsigned c = 13;
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, c, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  EXPECT_EQ(pre->windows(), PrecomputedBases<TypeParam>::windows_for(c));
+  EXPECT_EQ(pre->table_bytes(), PrecomputedBases<TypeParam>::bytes(n, c));
+  std::vector<A> table(size_t(pre->windows() - 1) * n);
+  ASSERT_TRUE(copy_async(table.data(), pre->table(), table.size() * sizeof(A), cudaMemcpyDeviceToHost,
+                         this->stream_->get(), "test.table")
+                  .is_ok());
+  ASSERT_TRUE(this->stream_->synchronize().is_ok());
+  for (size_t i : {size_t(0), size_t(5), size_t(17), n - 1}) {
+    J p = J::from_affine(bases[i]);
+    for (unsigned j = 1; j < pre->windows(); ++j) {
+      for (unsigned d = 0; d < c; ++d) p = p.dbl();
+      EXPECT_EQ(table[size_t(j - 1) * n + i], p.to_affine()) << "point " << i << ", copy " << j;
+    }
+  }
+}
+
+TYPED_TEST(DeviceMsm, PrecomputedBasesMatchCpu) {
+  auto rng = seeded_rng("precomputed");
+  const size_t nmax = this->kMax;
+  const auto bases = this->prefix(nmax);
+  const auto d_bases = this->upload_bases(bases);
+  for (unsigned c : {8u, PrecomputedBases<TypeParam>::choose_window_bits(nmax)}) {
+    auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), nmax, c, *this->stream_);
+    ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+    struct Case {
+      Mix mix;
+      size_t n;
+    };
+    for (const Case& k : {Case{Mix::kUniform, 1}, Case{Mix::kUniform, 3}, Case{Mix::kUniform, 1000},
+                          Case{Mix::kUniform, nmax}, Case{Mix::kWitness, nmax}, Case{Mix::kZeroOne, nmax},
+                          Case{Mix::kMax, 5000}, Case{Mix::kSmall, 5000}, Case{Mix::kZero, 100}}) {
+      auto s = msm_fixtures::make_scalars<TypeParam>(k.n, k.mix, rng);
+      if (k.mix == Mix::kZeroOne) s[rng() % k.n] = TypeParam::Scalar::random(rng).to_canonical();
+      MsmStats stats;
+      const auto g = this->gpu_pre(d_bases, *pre, s, &stats);
+      const std::vector<ec::Affine<TypeParam>> prefix(bases.begin(), bases.begin() + k.n);
+      EXPECT_EQ(g.to_affine(), this->cpu(prefix, s).to_affine())
+          << "c = " << c << ", n = " << k.n << ", mix " << int(k.mix) << ", rest " << stats.rest;
+      if (stats.rest != 0) {
+        EXPECT_TRUE(stats.precomputed);
+      }
+    }
+  }
+}
+
+TYPED_TEST(DeviceMsm, PrecomputedWithInfinityAndRepeatedBasesMatchesCpu) {
+  auto rng = seeded_rng("precomputed edge");
+  const size_t n = 10000;
+  auto bases = this->prefix(n);
+  for (size_t i = 0; i < n; i += 7) bases[i] = ec::Affine<TypeParam>::infinity();
+  for (size_t i = 3; i < n; i += 5) bases[i] = bases[1];
+  const auto d_bases = this->upload_bases(bases);
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, 11, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  for (Mix mix : {Mix::kUniform, Mix::kWitness, Mix::kMax}) {
+    auto s = msm_fixtures::make_scalars<TypeParam>(n, mix, rng);
+    EXPECT_EQ(this->gpu_pre(d_bases, *pre, s).to_affine(), this->cpu(bases, s).to_affine()) << int(mix);
+  }
+}
+
+TYPED_TEST(DeviceMsm, PrecomputedRejectsBadArguments) {
+  auto rng = seeded_rng("precomputed args");
+  const size_t n = 100;
+  const auto d_bases = this->upload_bases(this->prefix(n));
+  EXPECT_FALSE(PrecomputedBases<TypeParam>::build(d_bases.data(), n, 7, *this->stream_).is_ok());
+  EXPECT_FALSE(PrecomputedBases<TypeParam>::build(d_bases.data(), n, 29, *this->stream_).is_ok());
+  EXPECT_FALSE(PrecomputedBases<TypeParam>::build(d_bases.data(), 0, 10, *this->stream_).is_ok());
+  EXPECT_EQ(PrecomputedBases<TypeParam>::bytes(n, 7), size_t(0));
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, 10, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  auto s = msm_fixtures::make_scalars<TypeParam>(n + 1, Mix::kUniform, rng);
+  auto d_s = DeviceBuffer<typename TypeParam::Scalar::Int>::allocate(n + 1, "msm test scalars");
+  ASSERT_TRUE(d_s.is_ok());
+  EXPECT_FALSE(Msm<TypeParam>::run(d_bases.data(), *pre, d_s->data(), n + 1, *this->stream_).is_ok());
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The daemon's GPU figures (issue 9's performance criteria), on a machine with one GPU:
+#   1. a CRITICAL proof of a small circuit alone: its solo latency;
+#   2. a continuous stream of large proofs (default 2^24, BLS12-381) from several clients, with
+#      gpu_workers_per_device = 2 and then = 1: throughput, and the GPU's busy share sampled by
+#      nvidia-smi between the first and the last completed proof;
+#   3. the same small CRITICAL proof submitted into the saturated 2-worker stream: its latency
+#      against the solo figure (target: within 2x);
+#   4. the reference engine's failure replayed: the card capped to 16 GiB, 2 workers, 3 proofs in
+#      flight: every proof succeeds (some through prestage=fallback) and memory returns;
+#   5. the daemon's overhead per proof: the small circuit at concurrency 1 through the daemon
+#      against the in-process `cuzk bench` of the same key (gRPC + queueing + verify).
+# Every proof the daemon returns was verified by it; any FAILED line fails this script.
+#
+# usage: scripts/gpu-daemon-bench.sh BIN_DIR OUT_DIR
+# env: STREAM_LOG (24), SMALL_LOG (20), CURVE (bls12_381), STREAM_COUNT (24), STREAM_CLIENTS (4),
+#      WITNESS (path | bytes), BACKEND (cuda), CUZK_CACHE (the demo keys, built once)
+set -euo pipefail
+BIN=${1:?"usage: $0 BIN_DIR OUT_DIR"}
+OUTD=${2:?"usage: $0 BIN_DIR OUT_DIR"}
+STREAM_LOG=${STREAM_LOG:-24}
+SMALL_LOG=${SMALL_LOG:-20}
+CURVE=${CURVE:-bls12_381}
+STREAM_COUNT=${STREAM_COUNT:-24}
+STREAM_CLIENTS=${STREAM_CLIENTS:-4}
+WITNESS=${WITNESS:-path}  # path: the daemon maps the client's .wtns (a local client); bytes: sent over gRPC
+BACKEND=${BACKEND:-cuda}  # of the in-process comparison (cpu: to try this script without a GPU)
+mkdir -p "$OUTD"
+export CUZK_CACHE=${CUZK_CACHE:-${TMPDIR:-/tmp}/cuzk-daemon-bench-cache}
+big_n=$(((1 << STREAM_LOG) - 5))
+small_n=$(((1 << SMALL_LOG) - 5))
+run=$(mktemp -d)
+pid=
+smi=
+cleanup() {
+  [[ -n $smi ]] && kill "$smi" 2>/dev/null
+  [[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
+  rm -rf "$run"
+}
+trap cleanup EXIT
+
+stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
+
+start_daemon() {  # workers log_name [device memory cap]
+  cat >"$run/daemon.toml" <<EOF
+[engine]
+gpu_workers_per_device = $1
+[devices]
+cuda_memory_cap_bytes = "${3:-0}"
+EOF
+  "$BIN/cuzk-daemon" --config "$run/daemon.toml" --socket "$run/cuzk.sock" --metrics-address "" \
+    >"$OUTD/$2" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do
+    "$BIN/cuzk" client --daemon "$run/cuzk.sock" status 2>/dev/null | grep -q ": ready" && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "cuzk-daemon exited: $(tail -3 "$OUTD/$2")"; return 1; }
+    sleep 0.1
+  done
+  echo "cuzk-daemon not ready after 60 s"
+  return 1
+}
+
+stop_daemon() {
+  kill -TERM "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  pid=
+  [[ $rc == 0 ]] || { echo "cuzk-daemon exited $rc after SIGTERM"; return 1; }
+}
+
+bench() {  # circuit n count concurrency priority log
+  "$BIN/cuzk" bench --daemon "$run/cuzk.sock" --circuit "$1" -n "$2" --curve "$CURVE" --count "$3" \
+    --concurrency "$4" --priority "$5" $([[ $WITNESS == path ]] && echo --witness-path) 2>&1 | stamp >"$OUTD/$6"
+  ! grep -q FAILED "$OUTD/$6" && grep -q "OK in" "$OUTD/$6"
+}
+
+p50() { sed -n 's/.*latency p50 \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
+steady() { sed -n 's/.*steady state \([0-9.]*\) s\/proof.*/\1/p' "$1" | head -1; }
+
+# Busy share: nvidia-smi samples (utilization.gpu, %) between the first and last OK line.
+busy_share() {  # smi_log bench_log
+  local first last
+  first=$(grep ' OK ' "$2" | head -1 | cut -d' ' -f1)
+  last=$(grep ' OK ' "$2" | tail -1 | cut -d' ' -f1)
+  awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { s += $2; n++ } END { if (n) printf "%.1f%% %d\n", s / n, n; else print "n/a 0" }' "$1"
+}
+
+sample_gpu() {  # log
+  : >"$1"
+  command -v nvidia-smi >/dev/null || return 0
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 | stamp >"$1" &
+  smi=$!
+}
+
+rows=()
+stream() {  # workers tag
+  start_daemon "$1" "daemon-w$1.log"
+  bench big "$big_n" 2 1 normal "warm-w$1.log"  # registers (the key is built once, cached), loads, warms
+  bench small "$small_n" 3 1 critical "small-warm-w$1.log"
+  local solo=""
+  if [[ $1 == 2 ]]; then
+    bench small "$small_n" 7 1 critical "small-solo.log"
+    solo=$(p50 "$OUTD/small-solo.log")
+  fi
+  sample_gpu "$OUTD/smi-w$1.log"
+  bench big "$big_n" "$STREAM_COUNT" "$STREAM_CLIENTS" normal "stream-w$1.log" &
+  local bpid=$!
+  local crit=""
+  if [[ $1 == 2 ]]; then
+    # Well inside the stream: after its second completion every worker is busy, the queue full.
+    for _ in $(seq 600); do
+      [[ $(grep -c ' OK ' "$OUTD/stream-w$1.log" 2>/dev/null) -ge 2 ]] && break
+      kill -0 "$bpid" 2>/dev/null || break
+      sleep 0.1
+    done
+    bench small "$small_n" 1 1 critical "small-critical-in-stream.log"
+    crit=$(sed -n 's/.*\[1\/1\] OK \([0-9.]*\)s.*/\1/p' "$OUTD/small-critical-in-stream.log")
+  fi
+  wait "$bpid"
+  kill "$smi" 2>/dev/null || true
+  smi=
+  read -r busy samples < <(busy_share "$OUTD/smi-w$1.log" "$OUTD/stream-w$1.log")
+  local s
+  s=$(steady "$OUTD/stream-w$1.log")
+  rows+=("| $1 | $STREAM_COUNT x 2^$STREAM_LOG, $STREAM_CLIENTS clients | $s | $(awk -v s="$s" 'BEGIN{printf "%.2f", 1/s}') | $busy ($samples samples) | $(p50 "$OUTD/stream-w$1.log") |")
+  if [[ $1 == 2 ]]; then
+    # Overhead: the small circuit through the daemon at concurrency 1, against in-process.
+    bench small "$small_n" 9 1 normal "small-serial.log"
+    DAEMON_SOLO=$solo DAEMON_CRIT=$crit DAEMON_SERIAL=$(p50 "$OUTD/small-serial.log")
+  fi
+  "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$OUTD/status-w$1.log" 2>&1
+  stop_daemon
+}
+
+# The reference engine's failure, replayed: the card capped to 16 GiB, 2 workers, 3 proofs
+# in flight, five 2^STREAM_LOG proofs; then the device must be back at its idle baseline.
+replay() {
+  start_daemon 2 daemon-replay.log 16GiB
+  bench big "$big_n" 5 3 normal "replay.log" || REPLAY="FAILED"
+  "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$OUTD/status-replay.log" 2>&1
+  REPLAY=${REPLAY:-$(grep -h "OK in" "$OUTD/replay.log" | cut -d' ' -f2-)}
+  REPLAY_DEVICE=$(grep -h "^device " "$OUTD/status-replay.log" | head -1 || true)
+  REPLAY_KEY=$(grep -h "^key big" "$OUTD/status-replay.log" | head -1 || true)
+  stop_daemon
+}
+
+stream 2
+stream 1
+replay
+"$BIN/cuzk" bench -n "$small_n" --curve "$CURVE" --backend "$BACKEND" -r 9 >"$OUTD/small-inprocess.log" 2>&1
+inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
+
+{
+  echo "### daemon stream ($CURVE, 2^$STREAM_LOG stream, 2^$SMALL_LOG CRITICAL probe, witness by $WITNESS)"
+  echo
+  echo "| gpu_workers_per_device | stream | steady s/proof | proofs/s | GPU busy (nvidia-smi) | stream latency p50 s |"
+  echo "|---:|---|---:|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT}s"
+  echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
+  echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
+  echo "  - after: $REPLAY_DEVICE"
+  echo "  - $REPLAY_KEY"
+  echo
+  echo '```'
+  for w in 2 1; do
+    echo "gpu_workers_per_device = $w:"
+    grep -h "memory\|OK in\|latency" "$OUTD/stream-w$w.log" | cut -d' ' -f2-
+  done
+  echo '```'
+} | tee "$OUTD/daemon-stream.md"
