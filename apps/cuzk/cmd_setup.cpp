@@ -1,7 +1,7 @@
 // `cuzk setup --dev`: an INSECURE Groth16 key pair for testing, from an .r1cs or the demo circuit.
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 
 #include "cuzk/commands.hpp"
 #include "cuzk/util.hpp"
@@ -45,8 +45,9 @@ Status key_fits_in_memory(const formats::R1cs<typename C::Fr>& r1cs, const std::
   const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (have > 0 && need > have) {
     char msg[160];
-    std::snprintf(msg, sizeof(msg), "the key for nVars %u and domain %.0f needs %.1f GB, more than this machine's %.1f GB",
-                  r1cs.n_vars, domain, need / 1e9, have / 1e9);
+    std::snprintf(msg, sizeof(msg),
+                  "the key for nVars %u and domain %.0f needs %.1f GB, more than this machine's %.1f GB", r1cs.n_vars,
+                  domain, need / 1e9, have / 1e9);
     return Status(StatusCode::kResourceExhausted, label + ": " + msg);
   }
   return Status::ok();

@@ -113,6 +113,7 @@ Status DeviceAllocator::configure(const BudgetOptions& options) {
                                  mib(allocated_) + " allocated and " + mib(reserved_) + " reserved");
     }
   }
+  CUZK_RETURN_IF_ERROR(trim());
   std::lock_guard lock(mu_);
   return measure(options);
 }
@@ -170,9 +171,20 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
     ++count_;
     peak_ = std::max(peak_, allocated_ + reserved_);
   }
+  if (bytes != 0) {
+    std::lock_guard lock(mu_);
+    a.ptr = take_cached(bytes);
+  }
   ScopedDevice scope(device_);
   cudaError_t err = scope.status();
-  if (err == cudaSuccess && bytes != 0) err = cudaMalloc(&a.ptr, bytes);
+  if (err == cudaSuccess && bytes != 0 && a.ptr == nullptr) {
+    err = cudaMalloc(&a.ptr, bytes);
+    if (err == cudaErrorMemoryAllocation && cached_bytes_now() != 0) {  // kept blocks in the way
+      (void)cudaGetLastError();
+      (void)trim();
+      err = cudaMalloc(&a.ptr, bytes);
+    }
+  }
   if (err != cudaSuccess) {
     Status st = cuda_status(err, std::string(site) + ": cudaMalloc(" + mib(bytes) + " on device " +
                                      std::to_string(device_) + ")");
@@ -185,7 +197,16 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
 
 Status DeviceAllocator::free(Allocation& a) {
   cudaError_t err = cudaSuccess;
+  bool kept = false;
   if (a.ptr != nullptr) {
+    std::lock_guard lock(mu_);
+    if (options_.cache_freed) {
+      cache_.emplace(a.bytes, a.ptr);
+      cached_ += a.bytes;
+      kept = true;
+    }
+  }
+  if (a.ptr != nullptr && !kept) {
     ScopedDevice scope(device_);
     err = cudaFree(a.ptr);
   }
@@ -202,6 +223,44 @@ Status DeviceAllocator::free(Allocation& a) {
   return cuda_status(err, "cudaFree");
 }
 
+void* DeviceAllocator::take_cached(size_t bytes) {
+  auto it = cache_.find(bytes);
+  if (it == cache_.end()) return nullptr;
+  void* p = it->second;
+  cache_.erase(it);
+  cached_ -= bytes;
+  ++cache_hits_;
+  return p;
+}
+
+size_t DeviceAllocator::cached_bytes_now() const {
+  std::lock_guard lock(mu_);
+  return cached_;
+}
+
+Status DeviceAllocator::trim() {
+  std::multimap<size_t, void*> blocks;
+  {
+    std::lock_guard lock(mu_);
+    blocks.swap(cache_);
+    cached_ = 0;
+  }
+  if (blocks.empty()) return Status::ok();
+  ScopedDevice scope(device_);
+  cudaError_t first = scope.status();
+  for (auto& [bytes, ptr] : blocks) {
+    cudaError_t err = cudaFree(ptr);
+    if (first == cudaSuccess) first = err;
+  }
+  return cuda_status(first, "cudaFree (trimming kept blocks on device " + std::to_string(device_) + ")");
+}
+
+void DeviceAllocator::forget_cache() {
+  std::lock_guard lock(mu_);
+  cache_.clear();
+  cached_ = 0;
+}
+
 AllocatorStats DeviceAllocator::stats() const {
   std::lock_guard lock(mu_);
   AllocatorStats s;
@@ -213,6 +272,8 @@ AllocatorStats DeviceAllocator::stats() const {
   s.reserved_bytes = reserved_;
   s.peak_bytes = peak_;
   s.allocations = count_;
+  s.cached_bytes = cached_;
+  s.cache_hits = cache_hits_;
   return s;
 }
 
@@ -233,10 +294,11 @@ Status DeviceAllocator::check_baseline(size_t expected_allocated, size_t slack_b
   size_t free_bytes = 0, total = 0;
   CUZK_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   const size_t used = total - free_bytes;
-  const size_t expected = s.baseline_used + expected_allocated;
+  const size_t expected = s.baseline_used + expected_allocated + s.cached_bytes;
   if (used > expected + slack_bytes) {
     return internal_error("device " + std::to_string(device_) + ": " + mib(used) + " in use, baseline " +
-                          mib(s.baseline_used) + " + " + mib(expected_allocated) + " expected (" +
+                          mib(s.baseline_used) + " + " + mib(expected_allocated) + " allocated + " +
+                          mib(s.cached_bytes) + " kept expected (" +
                           mib(used - expected) + " over)");
   }
   return Status::ok();

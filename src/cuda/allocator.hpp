@@ -9,12 +9,20 @@
 // take the allocator past its budget fails before cudaMalloc is called, with a Status that
 // names the site, the size, and what is reserved and free.
 //
+// Freed blocks may be kept for reuse (BudgetOptions::cache_freed, the daemon turns it on):
+// cudaFree synchronizes the whole device, so a proof that frees its buffers would wait for
+// every other proof's kernels on the card (the kernel region's critical lane, a second
+// worker's stages). Kept blocks are reused by an allocation of the same size, and freed for
+// real (trim) when cudaMalloc runs short, on configure(), and on trim(); they are counted in
+// `cached_bytes` and are never part of a budget's allocated or reserved bytes.
+//
 // Reservations: a stage that knows how many bytes it will need reserves them first (an
 // RAII Reservation), then allocates from the reservation; a reservation that cannot fit
 // fails at once instead of part-way through the stage.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +34,7 @@ namespace cuzk::cuda {
 struct BudgetOptions {
   size_t safety_margin_bytes = size_t(512) << 20;
   size_t cap_bytes = 0;  // 0: no cap; else the budget is at most this many bytes
+  bool cache_freed = false;  // keep freed blocks for reuse by allocations of the same size
 };
 
 struct AllocatorStats {
@@ -37,6 +46,8 @@ struct AllocatorStats {
   size_t reserved_bytes = 0;  // held by reservations and not yet allocated from them
   size_t peak_bytes = 0;      // max of allocated + reserved since creation or reset_peak()
   size_t allocations = 0;     // live allocation count
+  size_t cached_bytes = 0;    // freed blocks kept for reuse (cache_freed), not in allocated
+  size_t cache_hits = 0;      // allocations served from kept blocks since creation
   size_t available_bytes() const {
     const size_t held = allocated_bytes + reserved_bytes;
     return held < budget_bytes ? budget_bytes - held : 0;
@@ -95,14 +106,19 @@ class DeviceAllocator {
   // The allocator of the calling thread's current device.
   static Result<DeviceAllocator*> current();
 
-  // Re-measures the device and recomputes the budget with new options. Fails if anything
-  // is allocated or reserved (the baseline would be wrong).
+  // Re-measures the device and recomputes the budget with new options (kept blocks are
+  // freed first). Fails if anything is allocated or reserved (the baseline would be wrong).
   Status configure(const BudgetOptions& options);
 
   // cudaMalloc of `bytes` within the budget (or within `from`, when given).
   Result<Allocation> allocate(size_t bytes, const char* site, Reservation* from = nullptr);
-  // Frees an allocation made here; a failure can only follow a sticky error.
+  // Frees an allocation made here (or keeps its block, with cache_freed); a failure can only
+  // follow a sticky error.
   Status free(Allocation& a);
+  // Frees every kept block (cudaFree). Returns the first error, having tried them all.
+  Status trim();
+  // Forgets every kept block without freeing it: after cudaDeviceReset they no longer exist.
+  void forget_cache();
 
   // Claims `bytes` of the budget, or fails with kResourceExhausted naming `site`.
   Result<Reservation> reserve(size_t bytes, const char* site);
@@ -125,12 +141,16 @@ class DeviceAllocator {
   Status measure(const BudgetOptions& options);
   Status out_of_budget(const char* what, size_t bytes, const char* site) const;
   void release_reservation(detail::ReservationState& s);
+  void* take_cached(size_t bytes);  // a kept block of exactly `bytes`, or null; needs mu_
+  size_t cached_bytes_now() const;
 
   const int device_;
   BudgetOptions options_;
   mutable std::mutex mu_;
   size_t total_ = 0, baseline_used_ = 0, budget_ = 0;
   size_t allocated_ = 0, reserved_ = 0, peak_ = 0, count_ = 0;
+  std::multimap<size_t, void*> cache_;  // kept blocks by size
+  size_t cached_ = 0, cache_hits_ = 0;
 };
 
 }  // namespace cuzk::cuda

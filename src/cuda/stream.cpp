@@ -6,8 +6,23 @@
 
 namespace cuzk::cuda {
 
+namespace {
+thread_local bool t_urgent = false;
+}  // namespace
+
+UrgentStreams::UrgentStreams(bool on) : prev_(t_urgent) { t_urgent = prev_ || on; }
+UrgentStreams::~UrgentStreams() { t_urgent = prev_; }
+bool UrgentStreams::active() { return t_urgent; }
+
 Result<Stream> Stream::create() {
   cudaStream_t s = nullptr;
+  if (t_urgent) {
+    int least = 0, greatest = 0;
+    CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    CUZK_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest),
+                              "cudaStreamCreateWithPriority");
+    return Stream(s);
+  }
   CUZK_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   return Stream(s);
 }

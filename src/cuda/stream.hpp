@@ -10,9 +10,25 @@ namespace cuzk::cuda {
 
 class Event;
 
+// While one is alive on a thread, the streams that thread creates get the device's greatest
+// stream priority: as SMs free up, their blocks are scheduled ahead of other streams' (a
+// deadline-critical proof beside a running large one). Scopes nest.
+class UrgentStreams {
+ public:
+  explicit UrgentStreams(bool on = true);
+  ~UrgentStreams();
+  UrgentStreams(const UrgentStreams&) = delete;
+  UrgentStreams& operator=(const UrgentStreams&) = delete;
+  static bool active();
+
+ private:
+  bool prev_;
+};
+
 class Stream {
  public:
-  // A stream that does not synchronise with the legacy default stream.
+  // A stream that does not synchronise with the legacy default stream (of the greatest
+  // priority inside an UrgentStreams scope).
   static Result<Stream> create();
 
   Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }

@@ -4,6 +4,7 @@
 #include "cuda/allocator.hpp"
 #include "cuda/device.hpp"
 #include "cuda/prover/cuda_backend.hpp"
+#include "cuda/stream.hpp"
 #include "ec/curves.hpp"
 
 namespace cuzk::engine {
@@ -30,6 +31,7 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(size_t index, const CudaD
   cuda::BudgetOptions budget;
   budget.safety_margin_bytes = options.safety_margin_bytes;
   budget.cap_bytes = options.cap_bytes;
+  budget.cache_freed = true;  // no cudaFree (a device-wide sync) between proofs: allocator.hpp
   CUZK_ASSIGN_OR_RETURN(parts->alloc, cuda::DeviceAllocator::for_device(options.ordinal, budget));
   CUZK_RETURN_IF_ERROR(parts->alloc->configure(budget));
   parts->pool = std::make_unique<ThreadPool>(options.host_threads == 0 ? ThreadPool::default_threads()
@@ -57,6 +59,8 @@ ThreadPool& CudaDevice::host_pool() { return *p_->pool; }
 // figure moves by what the context itself allocates. Resident keys are reserved in the
 // engine's budget (circuit_key.cpp), so what is left beyond the budget's reservations is
 // what an error path leaked.
+std::shared_ptr<void> CudaDevice::urgent_scope() { return std::make_shared<cuda::UrgentStreams>(); }
+
 uint64_t CudaDevice::measured_in_use() const {
   const cuda::AllocatorStats s = p_->alloc->stats();
   return s.baseline_used + s.allocated_bytes;

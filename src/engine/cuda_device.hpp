@@ -33,6 +33,7 @@ class CudaDevice final : public Device {
   groth16::Backend<bn254::Curve>& bn254_backend() override;
   groth16::Backend<bls12_381::Curve>& bls12_381_backend() override;
   ThreadPool& host_pool() override;
+  std::shared_ptr<void> urgent_scope() override;
 
  private:
   struct Parts;  // the host pool and a CudaBackend per curve (cuda_device.cpp)

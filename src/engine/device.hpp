@@ -83,6 +83,11 @@ class Device {
   virtual DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload,
                                        uint64_t backend_compute) const = 0;
 
+  // A scope (on the calling thread) inside which the device work a proof issues is urgent:
+  // a CUDA device gives its streams the greatest priority (cuda::UrgentStreams); others
+  // nothing. The engine opens one around a CRITICAL proof's device stages.
+  virtual std::shared_ptr<void> urgent_scope() { return nullptr; }
+
   // The kernel region's lock, shared by the device's workers, granted by priority.
   KernelLock& kernel_lock() { return kernel_lock_; }
 

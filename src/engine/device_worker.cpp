@@ -30,6 +30,8 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
     device.counters().busy_workers++;
     Status st;
     {
+      // A CRITICAL proof's streams (made at its upload) get the device's greatest priority.
+      auto urgent = proof->priority == Priority::kCritical ? device.urgent_scope() : nullptr;
       auto waited = PendingProof::Clock::now();
       KernelLock::Guard lock(device.kernel_lock(), proof->priority);
       proof->timings.queue_wait_ms += PendingProof::ms_since(waited);  // waiting for the kernel region

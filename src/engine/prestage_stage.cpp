@@ -48,6 +48,7 @@ void run_prestage_stage(Pipeline& p) {
     auto reserved = device->memory().try_reserve(need.prestaged_path(), proof->priority);
     if (reserved.is_ok()) {
       proof->device_memory = std::move(*reserved);
+      auto urgent = proof->priority == Priority::kCritical ? device->urgent_scope() : nullptr;
       auto staged = key.upload(device->index(), *proof->witness);  // device stage (a), outside the lock
       if (!staged.is_ok()) {
         p.fail_on_device(std::move(proof), *device, staged.status().with_context("upload"));

@@ -206,5 +206,43 @@ TEST_F(Allocator, BaselineCheckReportsHeldMemory) {
   EXPECT_TRUE(alloc_->check_baseline(8 * kMiB).is_ok()) << alloc_->check_baseline(8 * kMiB).to_string();
 }
 
+TEST_F(Allocator, KeptBlocksAreReusedByTheSameSizeAndTrimmedOnDemand) {
+  BudgetOptions keep;
+  keep.cap_bytes = 64 * kMiB;
+  keep.cache_freed = true;
+  ASSERT_TRUE(alloc_->configure(keep).is_ok());
+  void* first = nullptr;
+  {
+    auto a = DeviceBuffer<uint8_t>::allocate(8 * kMiB, "test.kept");
+    ASSERT_TRUE(a.is_ok()) << a.status().to_string();
+    first = a->data();
+  }
+  AllocatorStats s = alloc_->stats();
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.cached_bytes, 8 * kMiB);
+  EXPECT_TRUE(alloc_->check_baseline().is_ok()) << alloc_->check_baseline().to_string();
+  {
+    auto again = DeviceBuffer<uint8_t>::allocate(8 * kMiB, "test.kept");  // the kept block
+    ASSERT_TRUE(again.is_ok());
+    EXPECT_EQ(again->data(), first);
+    EXPECT_EQ(alloc_->stats().cached_bytes, 0u);
+    EXPECT_EQ(alloc_->stats().cache_hits, s.cache_hits + 1);
+    auto other = DeviceBuffer<uint8_t>::allocate(4 * kMiB, "test.other");  // no kept block of that size
+    ASSERT_TRUE(other.is_ok());
+    EXPECT_NE(other->data(), first);
+    // The budget still counts only live allocations: kept blocks are not allocated bytes.
+    EXPECT_EQ(alloc_->stats().allocated_bytes, 12 * kMiB);
+  }
+  EXPECT_EQ(alloc_->stats().cached_bytes, 12 * kMiB);
+  // An injected allocation fault still fails the allocation a kept block could have served.
+  ASSERT_TRUE(arm_faults("alloc:1").is_ok());
+  EXPECT_FALSE(DeviceBuffer<uint8_t>::allocate(8 * kMiB, "test.kept").is_ok());
+  disarm_faults();
+  ASSERT_TRUE(alloc_->trim().is_ok());
+  EXPECT_EQ(alloc_->stats().cached_bytes, 0u);
+  EXPECT_TRUE(alloc_->check_baseline().is_ok()) << alloc_->check_baseline().to_string();
+  ASSERT_TRUE(alloc_->configure(BudgetOptions{}).is_ok());
+}
+
 }  // namespace
 }  // namespace cuzk::cuda

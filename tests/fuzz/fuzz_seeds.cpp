@@ -131,7 +131,8 @@ Status snarkjs_point_seeds(const std::string& dir, uint8_t selector) {
     std::vector<uint8_t> bytes{selector};
     auto enc = ec::snarkjs_encode(multiple<G>(k));
     bytes.insert(bytes.end(), enc.begin(), enc.end());
-    CUZK_RETURN_IF_ERROR(write_bytes(dir + "/snarkjs_point/" + std::to_string(selector) + "-" + std::to_string(k), bytes));
+    CUZK_RETURN_IF_ERROR(
+        write_bytes(dir + "/snarkjs_point/" + std::to_string(selector) + "-" + std::to_string(k), bytes));
   }
   return Status::ok();
 }
@@ -146,14 +147,16 @@ Status zcash_point_seeds(const std::string& dir, uint8_t first_selector) {
       std::vector<uint8_t> bytes{selector};
       auto enc = ec::zcash_encode(multiple<G>(k), form);
       bytes.insert(bytes.end(), enc.begin(), enc.end());
-      CUZK_RETURN_IF_ERROR(write_bytes(dir + "/zcash_point/" + std::to_string(selector) + "-" + std::to_string(k), bytes));
+      CUZK_RETURN_IF_ERROR(
+          write_bytes(dir + "/zcash_point/" + std::to_string(selector) + "-" + std::to_string(k), bytes));
     }
   }
   return Status::ok();
 }
 
 Status all_seeds(const std::string& dir) {
-  for (const char* t : {"zkey", "wtns", "r1cs", "proof_json", "public_json", "vk_json", "zcash_point", "snarkjs_point"}) {
+  for (const char* t :
+       {"zkey", "wtns", "r1cs", "proof_json", "public_json", "vk_json", "zcash_point", "snarkjs_point"}) {
     std::error_code ec;
     fs::create_directories(dir + "/" + t, ec);
     if (ec) return invalid_argument(dir + "/" + t + ": " + ec.message());

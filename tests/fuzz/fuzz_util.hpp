@@ -21,8 +21,8 @@ namespace cuzk::fuzz {
   std::abort();
 }
 
-#define CUZK_FUZZ_CHECK(cond, detail)                                      \
-  do {                                                                     \
+#define CUZK_FUZZ_CHECK(cond, detail)                                         \
+  do {                                                                        \
     if (!(cond)) ::cuzk::fuzz::fail_check(#cond, __FILE__, __LINE__, detail); \
   } while (0)
 

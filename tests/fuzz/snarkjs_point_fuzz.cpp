@@ -33,10 +33,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::span<const uint8_t> in(data + 1, size - 1);
   switch (data[0] % 4) {
-    case 0: decode<bn254::G1Config>(in); break;
-    case 1: decode<bn254::G2Config>(in); break;
-    case 2: decode<bls12_381::G1Config>(in); break;
-    default: decode<bls12_381::G2Config>(in); break;
+    case 0:
+      decode<bn254::G1Config>(in);
+      break;
+    case 1:
+      decode<bn254::G2Config>(in);
+      break;
+    case 2:
+      decode<bls12_381::G1Config>(in);
+      break;
+    default:
+      decode<bls12_381::G2Config>(in);
+      break;
   }
   return 0;
 }

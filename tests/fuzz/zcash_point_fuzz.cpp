@@ -30,10 +30,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::span<const uint8_t> in(data + 1, size - 1);
   switch (data[0] % 4) {
-    case 0: decode<bls12_381::G1Config>(in, ec::Form::kCompressed); break;
-    case 1: decode<bls12_381::G1Config>(in, ec::Form::kUncompressed); break;
-    case 2: decode<bls12_381::G2Config>(in, ec::Form::kCompressed); break;
-    default: decode<bls12_381::G2Config>(in, ec::Form::kUncompressed); break;
+    case 0:
+      decode<bls12_381::G1Config>(in, ec::Form::kCompressed);
+      break;
+    case 1:
+      decode<bls12_381::G1Config>(in, ec::Form::kUncompressed);
+      break;
+    case 2:
+      decode<bls12_381::G2Config>(in, ec::Form::kCompressed);
+      break;
+    default:
+      decode<bls12_381::G2Config>(in, ec::Form::kUncompressed);
+      break;
   }
   return 0;
 }

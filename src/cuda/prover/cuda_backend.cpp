@@ -26,6 +26,32 @@ unsigned log2_exact(size_t n) {
   return k;
 }
 
+// The five MSMs of a proof.
+enum class Section { kH, kA, kB1, kB2, kL };
+constexpr size_t kSections = 5;
+
+// Which lane runs which MSM. Lane 0 runs the H chain (synthesis, H pipeline, H MSM: the
+// longest); the others share A, B1, B2 and L, each to the lane with the least expected
+// work so far (a G2 MSM costs about four G1 MSMs). One lane runs all five, H first.
+std::vector<std::vector<Section>> plan_lanes(unsigned lanes) {
+  std::vector<std::vector<Section>> plan(std::max(1u, lanes));
+  plan[0].push_back(Section::kH);
+  if (plan.size() == 1) {
+    for (Section sec : {Section::kA, Section::kB1, Section::kB2, Section::kL}) plan[0].push_back(sec);
+    return plan;
+  }
+  std::vector<unsigned> load(plan.size(), 0);
+  for (Section sec : {Section::kB2, Section::kA, Section::kB1, Section::kL}) {
+    size_t best = 1;
+    for (size_t i = 2; i < plan.size(); ++i) {
+      if (load[i] < load[best]) best = i;
+    }
+    plan[best].push_back(sec);
+    load[best] += sec == Section::kB2 ? 4 : 1;
+  }
+  return plan;
+}
+
 // A key as the device holds it.
 template <class C>
 class DeviceKey final : public groth16::PreparedKey<C> {
@@ -48,6 +74,7 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   DeviceBuffer<G1> a, b1, c, h;
   DeviceBuffer<G2> b2;
   bool streamed = false;
+  unsigned lane_cap = kSections;  // the most MSM lanes whose working set fit beside the points
   size_t resident = 0;
   std::shared_ptr<std::atomic<size_t>> counter;  // the backend's resident-bytes total
 
@@ -120,30 +147,44 @@ Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident,
   return sum;
 }
 
-// The five MSMs of a proof.
-enum class Section { kH, kA, kB1, kB2, kL };
-constexpr size_t kSections = 5;
-
-// Which lane runs which MSM. Lane 0 runs the H chain (synthesis, H pipeline, H MSM: the
-// longest); the others share A, B1, B2 and L, each to the lane with the least expected
-// work so far (a G2 MSM costs about four G1 MSMs). One lane runs all five, H first.
-std::vector<std::vector<Section>> plan_lanes(unsigned lanes) {
-  std::vector<std::vector<Section>> plan(std::max(1u, lanes));
-  plan[0].push_back(Section::kH);
-  if (plan.size() == 1) {
-    for (Section sec : {Section::kA, Section::kB1, Section::kB2, Section::kL}) plan[0].push_back(sec);
-    return plan;
+// The kernel region's device bytes for `key` run in `lanes` lanes.
+template <class C>
+size_t working_bytes(const DeviceKey<C>& key, unsigned lanes, size_t stream_chunk_points) {
+  using Fr = typename C::Fr;
+  using G2 = ec::Affine<typename C::G2>;
+  const auto& hdr = key.view().zkey->header();
+  const size_t n = hdr.domain_size;
+  const size_t vars = hdr.n_vars;
+  const size_t abc = 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n));
+  using G1C = typename C::G1;
+  using G2C = typename C::G2;
+  if (key.streamed) {
+    const size_t chunk = std::min(stream_chunk_points, std::max(n, vars));
+    return abc + std::max(Msm<G1C>::scratch_bytes(chunk), Msm<G2C>::scratch_bytes(std::min(chunk, vars))) +
+           2 * chunk * sizeof(G2);
   }
-  std::vector<unsigned> load(plan.size(), 0);
-  for (Section sec : {Section::kB2, Section::kA, Section::kB1, Section::kL}) {
-    size_t best = 1;
-    for (size_t i = 2; i < plan.size(); ++i) {
-      if (load[i] < load[best]) best = i;
+  // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
+  // largest scratch in each, beside a, b, c (which live to the end).
+  const size_t first_private = size_t(hdr.n_public) + 1;
+  auto scratch = [&](Section sec) -> size_t {
+    switch (sec) {
+      case Section::kH:
+        return Msm<G1C>::scratch_bytes(n);
+      case Section::kB2:
+        return Msm<G2C>::scratch_bytes(vars);
+      case Section::kL:
+        return Msm<G1C>::scratch_bytes(vars - first_private);
+      default:
+        return Msm<G1C>::scratch_bytes(vars);
     }
-    plan[best].push_back(sec);
-    load[best] += sec == Section::kB2 ? 4 : 1;
+  };
+  size_t msm = 0;
+  for (const auto& lane : plan_lanes(lanes)) {
+    size_t most = 0;
+    for (Section sec : lane) most = std::max(most, scratch(sec));
+    msm += most;
   }
-  return plan;
+  return abc + msm;
 }
 
 }  // namespace
@@ -211,9 +252,15 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
   const size_t point_bytes = zkey.a().size_bytes() + zkey.b1().size_bytes() + zkey.b2().size_bytes() +
                              zkey.c().size_bytes() + zkey.h().size_bytes();
   CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
-  // The points stay resident only if a proof's working set still fits beside them.
-  const size_t work = compute_bytes(*key) + upload_bytes(*key);
+  // The points stay resident if a proof's working set in one lane still fits beside them;
+  // it then runs in as many lanes (each holding an MSM's scratch) as fit too.
+  const size_t up = upload_bytes(*key);
+  const size_t work = working_bytes(*key, 1, options_.stream_chunk_points) + up;
   key->streamed = options_.force_streamed || !alloc->fits(point_bytes + work);
+  while (!key->streamed && key->lane_cap > 1 &&
+         !alloc->fits(point_bytes + up + working_bytes(*key, key->lane_cap, options_.stream_chunk_points))) {
+    --key->lane_cap;
+  }
   if (key->streamed && !options_.allow_streamed) {
     return Status{StatusCode::kResourceExhausted,
                   "cuda backend: " + zkey.path() + ": the key's points (" + std::to_string(point_bytes >> 20) +
@@ -243,9 +290,9 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
 }
 
 template <class C>
-unsigned CudaBackend<C>::lanes_for(const groth16::PreparedKey<C>& pk) const {
+unsigned CudaBackend<C>::msm_lanes(const groth16::PreparedKey<C>& pk) const {
   const auto& key = static_cast<const DeviceKey<C>&>(pk);
-  return key.streamed ? 1u : std::clamp(options_.msm_lanes, 1u, unsigned(kSections));
+  return key.streamed ? 1u : std::min(key.lane_cap, std::clamp(options_.msm_lanes, 1u, unsigned(kSections)));
 }
 
 template <class C>
@@ -261,39 +308,7 @@ size_t CudaBackend<C>::upload_bytes(const groth16::PreparedKey<C>& key) const {
 template <class C>
 size_t CudaBackend<C>::compute_bytes(const groth16::PreparedKey<C>& pk) const {
   const auto& key = static_cast<const DeviceKey<C>&>(pk);
-  const auto& hdr = key.view().zkey->header();
-  const size_t n = hdr.domain_size;
-  const size_t vars = hdr.n_vars;
-  const size_t abc = 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n));
-  using G1C = typename C::G1;
-  using G2C = typename C::G2;
-  if (key.streamed) {
-    const size_t chunk = std::min(options_.stream_chunk_points, std::max(n, vars));
-    return abc + std::max(Msm<G1C>::scratch_bytes(chunk), Msm<G2C>::scratch_bytes(std::min(chunk, vars))) +
-           2 * chunk * sizeof(G2);
-  }
-  // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
-  // largest scratch in each, beside a, b, c (which live to the end).
-  const size_t first_private = size_t(hdr.n_public) + 1;
-  auto scratch = [&](Section sec) -> size_t {
-    switch (sec) {
-      case Section::kH:
-        return Msm<G1C>::scratch_bytes(n);
-      case Section::kB2:
-        return Msm<G2C>::scratch_bytes(vars);
-      case Section::kL:
-        return Msm<G1C>::scratch_bytes(vars - first_private);
-      default:
-        return Msm<G1C>::scratch_bytes(vars);
-    }
-  };
-  size_t msm = 0;
-  for (const auto& lane : plan_lanes(lanes_for(key))) {
-    size_t most = 0;
-    for (Section sec : lane) most = std::max(most, scratch(sec));
-    msm += most;
-  }
-  return abc + msm;
+  return working_bytes(key, msm_lanes(key), options_.stream_chunk_points);
 }
 
 template <class C>
@@ -332,7 +347,7 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   CUZK_RETURN_IF_ERROR(set_device(device));
   CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(device));
   CUZK_ASSIGN_OR_RETURN(Reservation res, alloc->reserve(compute_bytes(key), "prover.compute"));
-  const auto lanes = plan_lanes(lanes_for(key));
+  const auto lanes = plan_lanes(msm_lanes(key));
 
   // Lane 0 is the job's stream; the others get streams of their own. All wait for the upload.
   std::vector<Stream> lane_stream;

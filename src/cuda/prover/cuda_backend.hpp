@@ -58,6 +58,9 @@ class CudaBackend final : public groth16::Backend<C> {
   size_t resident_bytes() const { return resident_->load(); }
   // Page-locked host bytes held by the witness staging.
   size_t pinned_bytes() const;
+  // The MSM lanes a proof of `key` runs in: msm_lanes, at most what fit beside the key's
+  // points when it was prepared; 1 for a streamed key.
+  unsigned msm_lanes(const groth16::PreparedKey<C>& key) const;
   // Benchmarks compare lane counts over one prepared key: takes effect from the next
   // proof; never while a proof of this backend is between upload and read_back (its
   // compute_bytes would change under the scheduler).
@@ -79,8 +82,6 @@ class CudaBackend final : public groth16::Backend<C> {
 
  private:
   CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name);
-
-  unsigned lanes_for(const groth16::PreparedKey<C>& key) const;
 
   CudaBackendOptions options_;
   ThreadPool& pool_;

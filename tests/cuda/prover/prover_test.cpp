@@ -127,6 +127,7 @@ TYPED_TEST(CudaProver, KeyLargerThanTheCapIsStreamed) {
     ASSERT_TRUE(k.init((1u << 15) - 5, o, 9).is_ok());
     const auto& key = k.gpu_prover->prepared();
     ASSERT_EQ(key.placement(), "device");
+    k.gpu->set_msm_lanes(1);  // the least a resident key needs
     resident_need = key.resident_bytes() + k.gpu->upload_bytes(key) + k.gpu->compute_bytes(key);
   }
   BudgetOptions capped;
@@ -138,6 +139,41 @@ TYPED_TEST(CudaProver, KeyLargerThanTheCapIsStreamed) {
     ASSERT_TRUE(st.is_ok()) << st.to_string();
     EXPECT_EQ(k.gpu_prover->prepared().placement(), "streamed");
     expect_same_proofs(k, 9);
+    EXPECT_LE((*alloc)->stats().peak_bytes, capped.cap_bytes);
+  }
+  EXPECT_TRUE((*alloc)->configure(BudgetOptions{}).is_ok());
+}
+
+// A budget that holds the key and one lane's working set, but not three lanes': the key
+// stays resident and its proofs run in fewer lanes, within the budget.
+TYPED_TEST(CudaProver, KeyThatFitsOneLaneRunsInFewerLanes) {
+  using C = TypeParam;
+  auto alloc = DeviceAllocator::for_device(0);
+  ASSERT_TRUE(alloc.is_ok());
+  size_t need[2] = {0, 0};  // one lane, three lanes
+  {
+    Keyed<C> k;
+    ASSERT_TRUE(k.init((1u << 15) - 5, CudaBackendOptions{}, 27).is_ok());
+    const auto& key = k.gpu_prover->prepared();
+    ASSERT_EQ(k.gpu->msm_lanes(key), 3u);
+    for (unsigned i = 0; i < 2; ++i) {
+      k.gpu->set_msm_lanes(i == 0 ? 1 : 3);
+      need[i] = key.resident_bytes() + k.gpu->upload_bytes(key) + k.gpu->compute_bytes(key);
+    }
+  }
+  ASSERT_GT(need[1], need[0] + (size_t(2) << 20));
+  BudgetOptions capped;
+  capped.cap_bytes = need[0] + (need[1] - need[0]) / 2;
+  ASSERT_TRUE((*alloc)->configure(capped).is_ok());
+  {
+    Keyed<C> k;
+    Status st = k.init((1u << 15) - 5, CudaBackendOptions{}, 27);
+    ASSERT_TRUE(st.is_ok()) << st.to_string();
+    const auto& key = k.gpu_prover->prepared();
+    EXPECT_EQ(key.placement(), "device");
+    EXPECT_GE(k.gpu->msm_lanes(key), 1u);
+    EXPECT_LT(k.gpu->msm_lanes(key), 3u);
+    expect_same_proofs(k, 27);
     EXPECT_LE((*alloc)->stats().peak_bytes, capped.cap_bytes);
   }
   EXPECT_TRUE((*alloc)->configure(BudgetOptions{}).is_ok());
