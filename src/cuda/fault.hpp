@@ -30,7 +30,12 @@ uint64_t fault_count(FaultKind kind);
 
 // Called by the allocator, the copy helpers and check_launch before the real operation:
 // an injected failure is a Status naming the site and the rule, with the code the real
-// failure would have (out of memory -> kResourceExhausted, others kInternal).
+// failure would have (out of memory -> kResourceExhausted, others kInternal). A sticky
+// rule's failure is the real CUDA error of a trapping kernel (kDeviceLost).
 Status inject_fault(FaultKind kind, const char* site);
+
+// Launches a kernel that traps on the current device and waits for it: the CUDA error it
+// returns (a launch failure) is sticky. In fault_trap.cu.
+Status launch_trapping_kernel(const std::string& site);
 
 }  // namespace cuzk::cuda

@@ -66,7 +66,11 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
     // recovery finds every proof with device state either queued or in a stage it waits for.
     Device::Use use = device.enter();
     if (!use) {
-      device.wait_healthy(std::chrono::milliseconds(50));  // the recovery takes the queue
+      if (device.dead()) {
+        p.requeue_from(device);  // onto the devices left, or failed when there is none
+      } else {
+        device.wait_healthy(std::chrono::milliseconds(50));  // the recovery takes the queue
+      }
       continue;
     }
     std::vector<ProofPtr> batch = queue.pop_batch(batch_max, p.config.batch_wait, same_circuit, at_least);

@@ -142,7 +142,8 @@ Result<CircuitInfo> KeyCache::register_circuit(const std::string& id, const std:
     }
   }
   if (!std::filesystem::exists(abs, ec)) return not_found("circuit " + id + ": no such key file " + abs);
-  auto key = load_key(abs);
+  LoadTicket ticket(*this);  // released after the key is in the table (or dropped)
+  auto key = LoadedKey::load(abs, devices_);
   if (!key.is_ok()) {
     StatusCode code =
         key.status().code() == StatusCode::kNotFound ? StatusCode::kNotFound : StatusCode::kInvalidArgument;
@@ -221,20 +222,19 @@ Result<KeyCache::Lease> KeyCache::acquire(const std::string& id, std::stop_token
   }
 }
 
-Result<std::unique_ptr<LoadedKey>> KeyCache::load_key(const std::string& path) {
+KeyCache::LoadTicket::LoadTicket(KeyCache& c) : c_(c) {
+  std::unique_lock lock(c_.mu_);
+  c_.changed_.wait(lock, [&] { return !c_.rebuilding_; });
+  ++c_.loads_in_flight_;
+}
+
+KeyCache::LoadTicket::~LoadTicket() {
   {
-    std::unique_lock lock(mu_);
-    changed_.wait(lock, [&] { return !rebuilding_; });
-    ++loads_in_flight_;
+    std::lock_guard lock(c_.mu_);
+    --c_.loads_in_flight_;
+    ++c_.generation_;
   }
-  auto key = LoadedKey::load(path, devices_);
-  {
-    std::lock_guard lock(mu_);
-    --loads_in_flight_;
-    ++generation_;
-  }
-  changed_.notify_all();
-  return key;
+  c_.changed_.notify_all();
 }
 
 Status KeyCache::rebuild_device(size_t device, const std::function<Status()>& reset, size_t& prepared) {

@@ -121,9 +121,19 @@ class KeyCache {
   bool make_room_locked(uint64_t bytes);
   uint64_t loaded_bytes_locked() const;
   void release(Entry& e);
-  // LoadedKey::load, counted so that a device rebuild never runs beside a load (which
-  // prepares the key on every device); waits while a rebuild runs.
-  Result<std::unique_ptr<LoadedKey>> load_key(const std::string& path);
+  // Counts a load (LoadedKey::load prepares the key on every device) from before it starts
+  // until the key is in the table or dropped, so that a device rebuild never runs beside
+  // one and finds every loaded key; waits while a rebuild runs.
+  class LoadTicket {
+   public:
+    explicit LoadTicket(KeyCache& c);
+    ~LoadTicket();
+    LoadTicket(const LoadTicket&) = delete;
+    LoadTicket& operator=(const LoadTicket&) = delete;
+
+   private:
+    KeyCache& c_;
+  };
 
   const uint64_t budget_;
   const std::vector<Device*> devices_;

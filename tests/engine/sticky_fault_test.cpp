@@ -47,9 +47,11 @@ TEST_F(StickyFaultTest, StickyFaultFailsItsJobResetsTheDeviceAndTheNextTenSuccee
   EXPECT_NE(e->metrics_text().find("cuzk_device_resets_total{device=\"cpu:0\"} 1"), std::string::npos);
   EXPECT_TRUE(logged("sticky fault, draining and resetting"));
   EXPECT_TRUE(logged("reset done"));
-  // The key was prepared again on the new backends and is still held by the device.
+  // The key was prepared again on the new backends.
   auto info = e->circuit("small");
   ASSERT_TRUE(info.is_ok());
+  ASSERT_EQ(info->placements.size(), 1u);
+  EXPECT_EQ(info->placements[0].tier, KeyTier::kMapped);
   EXPECT_EQ(e->devices()[0]->counters().reset_failures.load(), 0u);
 }
 
@@ -147,6 +149,59 @@ TEST_F(StickyFaultTest, MalformedFaultSpecIsRefused) {
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << spec;
   }
   EXPECT_TRUE(d.arm_faults("").is_ok());
+}
+
+}  // namespace
+}  // namespace cuzk::engine
+
+namespace cuzk::engine {
+namespace {
+
+class KeyTierTest : public testing::EngineFixture {};
+
+TEST_F(KeyTierTest, EachDeviceReportsWhereTheKeyLivesAndBytesPerTier) {
+  EngineConfig cfg;
+  auto e = make_engine(cfg, 2);
+  ASSERT_TRUE(e->register_circuit("cold", small_->zkey, false).is_ok());
+  auto cold = e->circuit("cold");
+  ASSERT_TRUE(cold.is_ok());
+  EXPECT_EQ(cold->tier, KeyTier::kDisk);  // registered, not loaded
+  EXPECT_TRUE(cold->placements.empty());
+  EXPECT_EQ(cold->mapped_bytes, 0u);
+
+  // The CPU devices prove from the key's mapped file: tier mapped on each, no device bytes.
+  auto hot = e->circuit("small");
+  ASSERT_TRUE(hot.is_ok());
+  EXPECT_EQ(hot->tier, KeyTier::kMapped);
+  ASSERT_EQ(hot->placements.size(), 2u);
+  for (size_t d = 0; d < 2; ++d) {
+    EXPECT_EQ(hot->placements[d].device, "cpu:" + std::to_string(d));
+    EXPECT_EQ(hot->placements[d].tier, KeyTier::kMapped);
+    EXPECT_EQ(hot->placements[d].device_bytes, 0u);
+  }
+  EXPECT_EQ(hot->mapped_bytes, hot->shape.key_bytes);
+  EXPECT_GT(hot->mapped_bytes, 0u);
+  EXPECT_EQ(hot->pinned_host_bytes, 0u);
+  EXPECT_EQ(hot->resident_device_bytes, 0u);
+  EXPECT_EQ(tier_of_placement("device"), KeyTier::kDevice);
+  EXPECT_EQ(tier_of_placement("pinned"), KeyTier::kPinnedHost);
+  EXPECT_EQ(tier_of_placement("streamed"), KeyTier::kMapped);
+
+  // Through a reset the key comes back to the same placement on the reset device.
+  ASSERT_TRUE(cpu(*e, 1).arm_faults("sticky:1").is_ok());
+  SubmitRequest r = request("small");
+  r.pinned_device = 1;
+  auto s = e->submit(r);
+  ASSERT_TRUE(s.is_ok());
+  EXPECT_EQ(finished(*e, s->job_id).state, JobState::kFailed);
+  ASSERT_TRUE(eventually([&] { return e->status().devices[1].resets == 1 && !e->status().devices[1].poisoned; }));
+  auto after = e->circuit("small");
+  ASSERT_TRUE(after.is_ok());
+  ASSERT_EQ(after->placements.size(), 2u);
+  EXPECT_EQ(after->placements[1].tier, KeyTier::kMapped);
+  auto again = e->submit(r);
+  ASSERT_TRUE(again.is_ok());
+  expect_verifies(finished(*e, again->job_id));
 }
 
 }  // namespace
