@@ -97,7 +97,8 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
     bool open = true;
     {
       // A CRITICAL proof's streams (made at its upload) get the device's greatest priority.
-      auto urgent = proof->priority == Priority::kCritical ? device.urgent_scope() : nullptr;
+      // (A CRITICAL proof runs alone: pop_batch never batches it.)
+      auto urgent = live.front()->priority == Priority::kCritical ? device.urgent_scope() : nullptr;
       auto waited = PendingProof::Clock::now();
       KernelLock::Guard lock(device.kernel_lock(), live.front()->priority);
       const double lock_wait_ms = PendingProof::ms_since(waited);
