@@ -265,6 +265,8 @@ if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
     res=FAIL
   fi
   "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$LOGS/daemon-status.log" 2>&1 || res=FAIL
+  # The demo key's points are resident on the GPU, and the status says so (its tier there).
+  grep -q "^key demo: .*on cuda:0 device" "$LOGS/daemon-status.log" || res=FAIL
   kill -TERM $dpid 2>/dev/null
   wait $dpid || res=FAIL
   rm -rf "$run"

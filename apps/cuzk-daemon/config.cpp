@@ -137,6 +137,15 @@ Result<DaemonConfig> load_config(const std::string& path) {
   CUZK_RETURN_IF_ERROR(eng.get("gpu_workers_per_device", e.gpu_workers_per_device));
   CUZK_RETURN_IF_ERROR(eng.get("finalize_threads", e.finalize_threads));
   CUZK_RETURN_IF_ERROR(eng.get("queue_capacity", e.queue_capacity));
+  CUZK_RETURN_IF_ERROR(eng.get("batch_max", e.batch_max));
+  if (e.batch_max == 0) return invalid_argument("config " + path + ": [engine] batch_max must be at least 1");
+  uint64_t batch_wait = uint64_t(e.batch_wait.count());
+  CUZK_RETURN_IF_ERROR(eng.get("batch_wait_ms", batch_wait));
+  if (batch_wait > 10000) {
+    return invalid_argument("config " + path + ": [engine] batch_wait_ms " + std::to_string(batch_wait) +
+                            " is above 10000 (a lone proof would wait that long)");
+  }
+  e.batch_wait = std::chrono::milliseconds(batch_wait);
   uint64_t ttl = uint64_t(e.result_ttl.count());
   CUZK_RETURN_IF_ERROR(eng.get("result_ttl_seconds", ttl));
   e.result_ttl = std::chrono::seconds(ttl);

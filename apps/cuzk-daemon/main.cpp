@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -90,7 +91,17 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
 #endif
   if (cfg.cpu_device.value_or(devices.empty())) {
     uint64_t mem = cfg.cpu_memory_bytes != 0 ? cfg.cpu_memory_bytes : ecfg.host_memory_bytes;
-    devices.push_back(std::make_unique<engine::CpuDevice>(devices.size(), mem, cfg.cpu_threads));
+    auto cpu = std::make_unique<engine::CpuDevice>(devices.size(), mem, cfg.cpu_threads);
+    // Fault injection for tests: CUZK_FAULT (kind:N rules) fails the CPU device's stage
+    // calls the way it fails a GPU's (cuda/fault.hpp), sticky faults included.
+    if (const char* spec = std::getenv("CUZK_FAULT"); spec != nullptr && *spec != '\0') {
+      if (Status st = cpu->arm_faults(spec); !st.is_ok()) {
+        log->error("CUZK_FAULT: {}", st.message());
+        return 1;
+      }
+      log->warn("{}: fault injection armed: {}", cpu->id(), spec);
+    }
+    devices.push_back(std::move(cpu));
   }
   if (devices.empty()) {
     log->error("no device to prove on: no GPU was found and [devices] cpu = false");

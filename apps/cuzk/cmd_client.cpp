@@ -132,20 +132,28 @@ int status(ClientOptions& o) {
   for (const auto& d : r.devices()) {
     std::printf(
         "device %s: %s [%s], %u/%u workers busy, memory %s reserved, %s free of %s (baseline %s), "
-        "%llu ok, %llu failed, %llu prestage fallbacks%s\n",
+        "%llu ok, %llu failed, %llu prestage fallbacks, %llu resets%s\n",
         d.id().c_str(), d.name().c_str(), d.backend().c_str(), d.busy_workers(), d.workers(),
         engine::format_bytes(d.vram_reserved_bytes()).c_str(), engine::format_bytes(d.vram_free_bytes()).c_str(),
         engine::format_bytes(d.vram_total_bytes()).c_str(), engine::format_bytes(d.vram_baseline_bytes()).c_str(),
         (unsigned long long)d.proofs_completed(), (unsigned long long)d.proofs_failed(),
-        (unsigned long long)d.prestage_fallbacks(), d.poisoned() ? ", POISONED" : "");
+        (unsigned long long)d.prestage_fallbacks(), (unsigned long long)d.resets(),
+        d.dead()       ? ", DEAD"
+        : d.poisoned() ? ", POISONED"
+                       : "");
   }
   for (const auto& q : r.queues()) {
     std::printf("queue %-10s critical %u high %u normal %u low %u\n", q.stage().c_str(), q.critical(), q.high(),
                 q.normal(), q.low());
   }
   for (const auto& k : r.keys()) {
-    std::printf("key %s: %s, %s, %u proofs holding it\n", k.circuit_id().c_str(), tier_name(k.tier()),
-                engine::format_bytes(k.bytes()).c_str(), k.refs());
+    std::string where;
+    for (const auto& p : k.placements()) {
+      where += "; on " + p.device() + " " + tier_name(p.tier());
+      if (p.device_bytes() != 0) where += " (" + engine::format_bytes(p.device_bytes()) + " there)";
+    }
+    std::printf("key %s: %s, %s, %u proofs holding it%s\n", k.circuit_id().c_str(), tier_name(k.tier()),
+                engine::format_bytes(k.bytes()).c_str(), k.refs(), where.c_str());
   }
   v1::ListCircuitsResponse lc;
   auto ctx2 = c->context(std::chrono::seconds(10));

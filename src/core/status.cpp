@@ -13,6 +13,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kResourceExhausted: return "resource exhausted";
     case StatusCode::kInternal: return "internal";
     case StatusCode::kUnavailable: return "unavailable";
+    case StatusCode::kDeviceLost: return "device lost";
   }
   return "unknown";
 }

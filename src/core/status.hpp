@@ -18,6 +18,7 @@ enum class StatusCode {
   kResourceExhausted,  // out of host or device memory
   kInternal,
   kUnavailable,
+  kDeviceLost,  // a sticky device fault: the device serves nothing until it has been reset
 };
 
 const char* status_code_name(StatusCode code);

@@ -170,6 +170,7 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
     allocated_ += bytes;
     ++count_;
     peak_ = std::max(peak_, allocated_ + reserved_);
+    a.epoch = epoch_;
   }
   if (bytes != 0) {
     std::lock_guard lock(mu_);
@@ -197,16 +198,17 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
 
 Status DeviceAllocator::free(Allocation& a) {
   cudaError_t err = cudaSuccess;
-  bool kept = false;
+  bool kept = false, live_context = false;
   if (a.ptr != nullptr) {
     std::lock_guard lock(mu_);
-    if (options_.cache_freed) {
+    live_context = a.epoch == epoch_;  // a block of a reset context is gone: nothing to free or keep
+    if (live_context && options_.cache_freed) {
       cache_.emplace(a.bytes, a.ptr);
       cached_ += a.bytes;
       kept = true;
     }
   }
-  if (a.ptr != nullptr && !kept) {
+  if (a.ptr != nullptr && live_context && !kept) {
     ScopedDevice scope(device_);
     err = cudaFree(a.ptr);
   }
@@ -259,6 +261,29 @@ void DeviceAllocator::forget_cache() {
   std::lock_guard lock(mu_);
   cache_.clear();
   cached_ = 0;
+}
+
+Status DeviceAllocator::reset_device() {
+  const std::string dev = "device " + std::to_string(device_);
+  // A lost context may fail cudaSetDevice with its sticky error; the device is still made
+  // current, which is all cudaDeviceReset needs.
+  (void)cudaSetDevice(device_);
+  {
+    std::lock_guard lock(mu_);
+    ++epoch_;
+    cache_.clear();  // kept blocks go with the context
+    cached_ = 0;
+  }
+  CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceReset(), "cudaDeviceReset(" + dev + ")");
+  (void)cudaGetLastError();
+  CUZK_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_), "cudaSetDevice(" + dev + ") after reset");
+  std::lock_guard lock(mu_);
+  return measure(options_);
+}
+
+uint64_t DeviceAllocator::resets() const {
+  std::lock_guard lock(mu_);
+  return epoch_;
 }
 
 AllocatorStats DeviceAllocator::stats() const {

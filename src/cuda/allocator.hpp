@@ -95,6 +95,7 @@ struct Allocation {
   size_t bytes = 0;
   int device = 0;
   std::shared_ptr<detail::ReservationState> from;  // null: charged to the budget directly
+  uint64_t epoch = 0;                              // the allocator's reset count when it was made (reset_device)
 };
 
 class DeviceAllocator {
@@ -119,6 +120,15 @@ class DeviceAllocator {
   Status trim();
   // Forgets every kept block without freeing it: after cudaDeviceReset they no longer exist.
   void forget_cache();
+
+  // After a sticky error: destroys the device's CUDA context (cudaDeviceReset), then
+  // re-measures the baseline and budget with the current options. Call it from one thread
+  // once nothing uses the device. Allocations still live are abandoned: their memory went
+  // with the context, so freeing them later returns only their accounting (never a
+  // cudaFree of an address the new context may have handed out again).
+  Status reset_device();
+  // How many times reset_device() has run.
+  uint64_t resets() const;
 
   // Claims `bytes` of the budget, or fails with kResourceExhausted naming `site`.
   Result<Reservation> reserve(size_t bytes, const char* site);
@@ -151,6 +161,7 @@ class DeviceAllocator {
   size_t allocated_ = 0, reserved_ = 0, peak_ = 0, count_ = 0;
   std::multimap<size_t, void*> cache_;  // kept blocks by size
   size_t cached_ = 0, cache_hits_ = 0;
+  uint64_t epoch_ = 0;
 };
 
 }  // namespace cuzk::cuda

@@ -18,6 +18,7 @@ Status cuda_status(cudaError_t err, const std::string& what) {
       code = StatusCode::kUnavailable;
       break;
     default:
+      if (is_sticky_error(err)) code = StatusCode::kDeviceLost;
       break;
   }
   std::string message = what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
@@ -45,7 +46,8 @@ bool is_sticky_error(cudaError_t err) {
 
 Status check_launch(const char* kernel) {
   CUZK_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), std::string("launch of ") + kernel));
-  return inject_fault(FaultKind::kKernel, kernel);
+  CUZK_RETURN_IF_ERROR(inject_fault(FaultKind::kKernel, kernel));
+  return inject_fault(FaultKind::kSticky, kernel);
 }
 
 Status copy_async(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream,

@@ -13,7 +13,7 @@ namespace cuzk::cuda {
 
 // Ok for cudaSuccess; otherwise "<what>: <cudaErrorName> (<description>)" with a code that
 // says what the caller can do: out of memory -> kResourceExhausted, no usable device ->
-// kUnavailable, anything else -> kInternal.
+// kUnavailable, a sticky error (is_sticky_error) -> kDeviceLost, anything else -> kInternal.
 Status cuda_status(cudaError_t err, const std::string& what);
 
 // True for errors that leave the CUDA context unusable (every later call fails the same way):

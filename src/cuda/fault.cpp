@@ -19,7 +19,7 @@ struct Rule {
 struct Faults {
   std::mutex mu;
   std::vector<Rule> rules;
-  std::array<uint64_t, 3> counts{};
+  std::array<uint64_t, 4> counts{};
   Status env_error;  // a malformed CUZK_FAULT fails every checked operation, loudly
 };
 
@@ -35,7 +35,7 @@ Result<std::vector<Rule>> parse(const std::string& spec) {
     const size_t colon = item.find(':');
     auto bad = [&](const std::string& why) {
       return invalid_argument("CUZK_FAULT rule '" + item + "': " + why +
-                              " (expected kind:N or kind:N@site, kind alloc|copy|kernel)");
+                              " (expected kind:N or kind:N@site, kind alloc|copy|kernel|sticky)");
     };
     if (colon == std::string::npos) return bad("no ':'");
     const std::string kind = item.substr(0, colon);
@@ -46,6 +46,8 @@ Result<std::vector<Rule>> parse(const std::string& spec) {
       r.kind = FaultKind::kCopy;
     } else if (kind == "kernel") {
       r.kind = FaultKind::kKernel;
+    } else if (kind == "sticky") {
+      r.kind = FaultKind::kSticky;
     } else {
       return bad("unknown kind '" + kind + "'");
     }
@@ -91,6 +93,8 @@ const char* fault_kind_name(FaultKind kind) {
       return "copy";
     case FaultKind::kKernel:
       return "kernel";
+    case FaultKind::kSticky:
+      return "sticky";
   }
   return "?";
 }
@@ -120,22 +124,27 @@ uint64_t fault_count(FaultKind kind) {
 }
 
 Status inject_fault(FaultKind kind, const char* site) {
-  Faults& f = faults();
-  std::lock_guard lock(f.mu);
-  ++f.counts[size_t(kind)];
-  if (!f.env_error.is_ok()) return f.env_error;
-  const std::string where = site != nullptr ? site : "";
-  for (Rule& r : f.rules) {
-    if (r.spent || r.kind != kind) continue;
-    if (!r.site.empty() && where.find(r.site) == std::string::npos) continue;
-    if (++r.seen != r.nth) continue;
-    r.spent = true;
-    const std::string msg = std::string("injected ") + fault_kind_name(kind) + " fault at " + where + " (rule " +
-                            fault_kind_name(kind) + ":" + std::to_string(r.nth) +
-                            (r.site.empty() ? "" : "@" + r.site) + ")";
-    return {kind == FaultKind::kAlloc ? StatusCode::kResourceExhausted : StatusCode::kInternal, msg};
+  std::string msg;
+  {
+    Faults& f = faults();
+    std::lock_guard lock(f.mu);
+    ++f.counts[size_t(kind)];
+    if (!f.env_error.is_ok()) return f.env_error;
+    const std::string where = site != nullptr ? site : "";
+    for (Rule& r : f.rules) {
+      if (r.spent || r.kind != kind) continue;
+      if (!r.site.empty() && where.find(r.site) == std::string::npos) continue;
+      if (++r.seen != r.nth) continue;
+      r.spent = true;
+      msg = std::string("injected ") + fault_kind_name(kind) + " fault at " + where + " (rule " +
+            fault_kind_name(kind) + ":" + std::to_string(r.nth) + (r.site.empty() ? "" : "@" + r.site) + ")";
+      break;
+    }
   }
-  return Status::ok();
+  if (msg.empty()) return Status::ok();
+  // The trap runs outside the lock: other threads' checks go on while it fails the context.
+  if (kind == FaultKind::kSticky) return launch_trapping_kernel(msg);
+  return {kind == FaultKind::kAlloc ? StatusCode::kResourceExhausted : StatusCode::kInternal, msg};
 }
 
 }  // namespace cuzk::cuda

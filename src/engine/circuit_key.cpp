@@ -54,63 +54,65 @@ Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, std::s
 template <class C>
 class TypedKey final : public LoadedKey {
  public:
-  TypedKey(KeyShape shape, std::unique_ptr<formats::Zkey<C>> zkey) : LoadedKey(shape), zkey_(std::move(zkey)) {}
+  TypedKey(KeyShape shape, std::unique_ptr<formats::Zkey<C>> zkey, std::span<Device* const> devices)
+      : LoadedKey(shape), zkey_(std::move(zkey)), devices_(devices.begin(), devices.end()) {
+    for (size_t d = 0; d < devices_.size(); ++d) slots_.push_back(std::make_unique<Slot>());
+    const auto& h = zkey_->header();
+    vk_ = groth16::make_verifying_key<C>(h.alpha1, h.beta2, h.gamma2, h.delta2, zkey_->ic());
+  }
 
-  Status add_provers(std::span<Device* const> devices) {
-    for (Device* d : devices) {
-      CUZK_ASSIGN_OR_RETURN(auto p, groth16::Prover<C>::create(*zkey_, d->backend<C>(), d->host_pool()));
-      // What the key holds on the device (points and rows on a GPU; nothing on the CPU) is
-      // reserved in the device's budget for the key's life, so stages are admitted against
-      // what is really left.
-      auto held = d->memory().try_reserve(p.prepared().resident_bytes(), Priority::kCritical);
-      if (!held.is_ok()) return held.status().with_context("key resident on " + d->id());
-      resident_.push_back(std::move(held).value());
-      provers_.push_back(std::make_unique<groth16::Prover<C>>(std::move(p)));
+  Status add_provers() {
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      if (devices_[d]->poisoned()) continue;  // its recovery prepares the key after the reset
+      std::unique_lock hold(slots_[d]->mu);
+      Status st = prepare_locked(d);
+      if (st.code() == StatusCode::kDeviceLost) continue;  // lost meanwhile: the same
+      CUZK_RETURN_IF_ERROR(st);
     }
-    vk_ = provers_.empty() ? groth16::VerifyingKey<C>{} : provers_.front()->verifying_key();
     return Status::ok();
   }
 
   BackendBytes backend_bytes(size_t device) const override {
-    if (device >= provers_.size()) return {};
-    const auto& p = *provers_[device];
+    auto held = prover(device);
+    if (!held.is_ok()) return {};
+    const auto& p = *held->p;
     return {p.backend().upload_bytes(p.prepared()), p.backend().compute_bytes(p.prepared())};
   }
 
   Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const override {
-    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
     auto staged = std::make_unique<TypedStaged<C>>();
     auto t0 = Clock::now();
-    CUZK_RETURN_IF_ERROR(p->check_witness(values));
+    CUZK_RETURN_IF_ERROR(held.p->check_witness(values));
     staged->t.witness_abc += seconds_since(t0);
-    CUZK_ASSIGN_OR_RETURN(staged->job, p->upload(values, staged->t));
+    CUZK_ASSIGN_OR_RETURN(staged->job, held.p->upload(values, staged->t));
     return std::unique_ptr<StagedProof>(std::move(staged));
   }
 
   Status compute(size_t device, StagedProof& s) const override {
-    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
-    return p->compute(*staged.job, staged.t);
+    return held.p->compute(*staged.job, staged.t);
   }
 
   Status read_back(size_t device, StagedProof& s) const override {
-    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
-    CUZK_ASSIGN_OR_RETURN(auto sums, p->read_back(*staged.job, staged.t));
+    CUZK_ASSIGN_OR_RETURN(auto sums, held.p->read_back(*staged.job, staged.t));
     staged.sums = std::move(sums);
     staged.job.reset();  // the device memory of the proof goes back now
     return Status::ok();
   }
 
   Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& s, const DecodedWitness& w) const override {
-    CUZK_ASSIGN_OR_RETURN(const groth16::Prover<C>* p, prover(device));
+    CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
     if (!staged.sums) return internal_error("finalize before read_back");
     const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
     using Fr = typename C::Fr;
     auto out = std::make_unique<TypedProof<C>>();
-    out->out = p->finalize(*staged.sums, values, groth16::os_random<Fr>(), groth16::os_random<Fr>());
+    out->out = held.p->finalize(*staged.sums, values, groth16::os_random<Fr>(), groth16::os_random<Fr>());
     const groth16::ProveTimings& t = staged.t;
     out->timings = {t.upload * 1e3, t.witness_abc * 1e3, t.h * 1e3,     t.msm_a * 1e3,    t.msm_b1 * 1e3,
                     t.msm_b2 * 1e3, t.msm_l * 1e3,       t.msm_h * 1e3, t.read_back * 1e3};
@@ -140,15 +142,91 @@ class TypedKey final : public LoadedKey {
     return r;
   }
 
+  std::string placement(size_t device) const override {
+    if (device >= slots_.size()) return {};
+    std::lock_guard lock(slots_[device]->info_mu);
+    return slots_[device]->placement;
+  }
+  uint64_t resident_bytes(size_t device) const override {
+    if (device >= slots_.size()) return 0;
+    std::lock_guard lock(slots_[device]->info_mu);
+    return slots_[device]->resident.bytes();
+  }
+
+  std::unique_lock<std::shared_mutex> release_device(size_t device) override {
+    Slot& s = *slots_[device];
+    std::unique_lock hold(s.mu);
+    s.prover.reset();
+    std::lock_guard lock(s.info_mu);
+    s.resident.release();
+    s.placement.clear();
+    s.error = Status(StatusCode::kUnavailable, "circuit key not prepared on " + devices_[device]->id() +
+                                                   ": its device is being reset after a sticky fault");
+    return hold;
+  }
+
+  Status prepare_device(size_t device, std::unique_lock<std::shared_mutex> hold) override {
+    Status st = prepare_locked(device);
+    hold.unlock();  // the device's stages go on, with the new prover or its error
+    return st;
+  }
+
  private:
-  Result<const groth16::Prover<C>*> prover(size_t device) const {
-    if (device >= provers_.size()) return internal_error("no prover for device " + std::to_string(device));
-    return provers_[device].get();
+  // A device's prover, held (shared) for the length of one stage call: release_device()
+  // waits for the calls in progress and holds off new ones until prepare_device().
+  struct Slot {
+    mutable std::shared_mutex mu;
+    std::unique_ptr<groth16::Prover<C>> prover;
+    Status error;                // why there is no prover
+    mutable std::mutex info_mu;  // for status: placement and resident without waiting on mu
+    std::string placement;
+    MemoryBudget::Reservation resident;
+  };
+  struct Held {
+    std::shared_lock<std::shared_mutex> lock;
+    const groth16::Prover<C>* p = nullptr;
+  };
+
+  // With the slot's lock held exclusively.
+  Status prepare_locked(size_t d) {
+    Slot& s = *slots_[d];
+    Device* dev = devices_[d];
+    auto p = groth16::Prover<C>::create(*zkey_, dev->backend<C>(), dev->host_pool());
+    if (!p.is_ok()) {
+      s.error = p.status().with_context("circuit key prepared on " + dev->id());
+      return s.error;
+    }
+    // What the key holds on the device (points and rows on a GPU; nothing on the CPU) is
+    // reserved in the device's budget for the key's life, so stages are admitted against
+    // what is really left.
+    auto held = dev->memory().try_reserve(p->prepared().resident_bytes(), Priority::kCritical);
+    if (!held.is_ok()) {
+      s.error = held.status().with_context("key resident on " + dev->id());
+      return s.error;
+    }
+    s.prover = std::make_unique<groth16::Prover<C>>(std::move(p).value());
+    s.error = Status::ok();
+    std::lock_guard lock(s.info_mu);
+    s.resident = std::move(held).value();
+    s.placement = s.prover->prepared().placement();
+    return Status::ok();
+  }
+
+  Result<Held> prover(size_t device) const {
+    if (device >= slots_.size()) return internal_error("no prover for device " + std::to_string(device));
+    Held h{std::shared_lock(slots_[device]->mu), nullptr};
+    if (!slots_[device]->prover) {
+      const Status& why = slots_[device]->error;
+      return why.is_ok() ? Status(StatusCode::kUnavailable, "circuit key not prepared on " + devices_[device]->id())
+                         : Status(StatusCode::kUnavailable, why.message());
+    }
+    h.p = slots_[device]->prover.get();
+    return h;
   }
 
   std::unique_ptr<formats::Zkey<C>> zkey_;
-  std::vector<std::unique_ptr<groth16::Prover<C>>> provers_;
-  std::vector<MemoryBudget::Reservation> resident_;  // per device, beside provers_
+  std::vector<Device*> devices_;
+  std::vector<std::unique_ptr<Slot>> slots_;
   groth16::VerifyingKey<C> vk_;
 };
 
@@ -163,8 +241,8 @@ Result<std::unique_ptr<LoadedKey>> load_typed(const std::string& path, std::span
   shape.domain_size = h.domain_size;
   std::error_code ec;
   shape.key_bytes = std::filesystem::file_size(path, ec);
-  auto key = std::make_unique<TypedKey<C>>(shape, std::make_unique<formats::Zkey<C>>(std::move(zkey)));
-  CUZK_RETURN_IF_ERROR(key->add_provers(devices));
+  auto key = std::make_unique<TypedKey<C>>(shape, std::make_unique<formats::Zkey<C>>(std::move(zkey)), devices);
+  CUZK_RETURN_IF_ERROR(key->add_provers());
   return std::unique_ptr<LoadedKey>(std::move(key));
 }
 

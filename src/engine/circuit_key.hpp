@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,7 +59,8 @@ class LoadedKey {
   virtual ~LoadedKey() = default;
 
   // Opens `path` with the zkey reader's full validation (structure, sizes, every point on
-  // its curve, coefficients in range) and prepares a prover for each device.
+  // its curve, coefficients in range) and prepares a prover for each device (except a
+  // poisoned one, where the device's recovery prepares it after the reset).
   static Result<std::unique_ptr<LoadedKey>> load(const std::string& path, std::span<Device* const> devices);
 
   const KeyShape& shape() const { return shape_; }
@@ -77,6 +79,18 @@ class LoadedKey {
   // The three-pairing check against the key's own verification key.
   virtual Status verify(const ProvedProof& p) const = 0;
   virtual ProofResult serialize(const ProvedProof& p) const = 0;
+
+  // How the key is held on devices[device]: its prepared placement ("device", "streamed",
+  // "host"; empty while it is not prepared there) and the device bytes it holds.
+  virtual std::string placement(size_t device) const = 0;
+  virtual uint64_t resident_bytes(size_t device) const = 0;
+
+  // After a sticky fault on devices[device]: drops the key's state there (its prover, the
+  // device-resident points and their reservation) and returns a hold under which the key's
+  // stages on that device wait; prepare_device() prepares it again on the reset device and
+  // lets them go on. A key whose preparation failed answers UNAVAILABLE on that device.
+  virtual std::unique_lock<std::shared_mutex> release_device(size_t device) = 0;
+  virtual Status prepare_device(size_t device, std::unique_lock<std::shared_mutex> hold) = 0;
 
  protected:
   explicit LoadedKey(KeyShape shape) : shape_(shape) {}

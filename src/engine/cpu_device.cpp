@@ -1,35 +1,203 @@
 #include "engine/cpu_device.hpp"
 
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "core/thread_pool.hpp"
 #include "ec/curves.hpp"
 #include "groth16/backend.hpp"
 
-#include <fstream>
-#include <string>
-
 namespace cuzk::engine {
 
+// The stage calls a fault rule counts: uploads (alloc), read-backs (copy), computes
+// (kernel, sticky).
+enum class CpuFaultKind { kAlloc, kCopy, kKernel, kSticky };
+
+struct CpuFaultRules {
+  struct Rule {
+    CpuFaultKind kind;
+    uint64_t nth;
+  };
+  std::mutex mu;
+  std::vector<Rule> rules;
+  uint64_t uploads = 0, read_backs = 0, computes = 0;
+
+  // The rule that fires on this call, if any (spent once fired).
+  std::optional<Rule> hit(CpuFaultKind call) {
+    std::lock_guard lock(mu);
+    uint64_t& n = call == CpuFaultKind::kAlloc ? uploads : call == CpuFaultKind::kCopy ? read_backs : computes;
+    ++n;
+    for (auto it = rules.begin(); it != rules.end(); ++it) {
+      const bool counts_here = it->kind == call || (call == CpuFaultKind::kKernel && it->kind == CpuFaultKind::kSticky);
+      if (counts_here && it->nth == n) {
+        Rule r = *it;
+        rules.erase(it);
+        return r;
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+namespace {
+
+// One backend call's context: lost for good once a sticky fault hits it.
+struct Context {
+  std::string device;
+  std::atomic<bool> lost{false};
+  Status lost_status() const {
+    return {StatusCode::kDeviceLost, device + ": the device context was lost to a sticky fault; it must be reset"};
+  }
+};
+
+// The CPU backend behind the device's fault rules and its context.
+template <class C>
+class ContextBackend final : public groth16::Backend<C> {
+ public:
+  using typename groth16::Backend<C>::Fr;
+  using typename groth16::Backend<C>::Scalar;
+  using typename groth16::Backend<C>::G1;
+  using typename groth16::Backend<C>::G2;
+
+  ContextBackend(ThreadPool& pool, Context& ctx, CpuFaultRules& faults) : inner_(pool), ctx_(ctx), faults_(faults) {}
+
+  const char* name() const override { return inner_.name(); }
+  Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override {
+    if (ctx_.lost) return ctx_.lost_status();
+    return inner_.prepare(key);
+  }
+  size_t upload_bytes(const groth16::PreparedKey<C>& k) const override { return inner_.upload_bytes(k); }
+  size_t compute_bytes(const groth16::PreparedKey<C>& k) const override { return inner_.compute_bytes(k); }
+  Result<std::unique_ptr<groth16::ProofJob<C>>> upload(const groth16::PreparedKey<C>& k, std::span<const Scalar> w,
+                                                       groth16::ProveTimings& t) override {
+    CUZK_RETURN_IF_ERROR(check(CpuFaultKind::kAlloc, "upload"));
+    return inner_.upload(k, w, t);
+  }
+  Status compute(const groth16::PreparedKey<C>& k, groth16::ProofJob<C>& job, groth16::ProveTimings& t) override {
+    CUZK_RETURN_IF_ERROR(check(CpuFaultKind::kKernel, "compute"));
+    return inner_.compute(k, job, t);
+  }
+  Result<groth16::MsmSums<C>> read_back(groth16::ProofJob<C>& job, groth16::ProveTimings& t) override {
+    CUZK_RETURN_IF_ERROR(check(CpuFaultKind::kCopy, "read_back"));
+    return inner_.read_back(job, t);
+  }
+  Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> b, std::span<const Scalar> s) override {
+    if (ctx_.lost) return ctx_.lost_status();
+    return inner_.msm_g1(b, s);
+  }
+  Result<ec::Jacobian<typename C::G2>> msm_g2(std::span<const G2> b, std::span<const Scalar> s) override {
+    if (ctx_.lost) return ctx_.lost_status();
+    return inner_.msm_g2(b, s);
+  }
+  Status h_poly(const poly::EvaluationDomain<Fr>& d, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                std::span<Scalar> p) override {
+    if (ctx_.lost) return ctx_.lost_status();
+    return inner_.h_poly(d, a, b, c, p);
+  }
+
+ private:
+  Status check(CpuFaultKind call, const char* stage) {
+    if (ctx_.lost) return ctx_.lost_status();
+    auto rule = faults_.hit(call);
+    if (!rule) return Status::ok();
+    const std::string where = ctx_.device + ": injected fault at " + stage + " (rule ";
+    switch (rule->kind) {
+      case CpuFaultKind::kAlloc:
+        return {StatusCode::kResourceExhausted, where + "alloc:" + std::to_string(rule->nth) + ")"};
+      case CpuFaultKind::kCopy:
+        return internal_error(where + "copy:" + std::to_string(rule->nth) + ")");
+      case CpuFaultKind::kKernel:
+        return internal_error(where + "kernel:" + std::to_string(rule->nth) + ")");
+      case CpuFaultKind::kSticky:
+        ctx_.lost = true;
+        return {StatusCode::kDeviceLost, where + "sticky:" + std::to_string(rule->nth) + "): the context is lost"};
+    }
+    return Status::ok();
+  }
+
+  groth16::CpuBackend<C> inner_;
+  Context& ctx_;
+  CpuFaultRules& faults_;
+};
+
+}  // namespace
+
 struct CpuDevice::Backends {
-  explicit Backends(unsigned threads)
-      : pool(threads == 0 ? ThreadPool::default_threads() : threads), bn254(pool), bls12_381(pool) {}
-  ThreadPool pool;
-  groth16::CpuBackend<bn254::Curve> bn254;
-  groth16::CpuBackend<bls12_381::Curve> bls12_381;
+  Backends(const std::string& device, ThreadPool& pool, CpuFaultRules& faults)
+      : bn254(pool, ctx, faults), bls12_381(pool, ctx, faults) {
+    ctx.device = device;
+  }
+  Context ctx;
+  ContextBackend<bn254::Curve> bn254;
+  ContextBackend<bls12_381::Curve> bls12_381;
 };
 
 CpuDevice::CpuDevice(size_t index, uint64_t memory_bytes, unsigned threads)
     : Device(index, "cpu:" + std::to_string(index),
              std::make_unique<MemoryBudget>("cpu:" + std::to_string(index), memory_bytes)),
-      b_(std::make_unique<Backends>(threads)) {
+      pool_(std::make_unique<ThreadPool>(threads == 0 ? ThreadPool::default_threads() : threads)),
+      faults_(std::make_unique<CpuFaultRules>()),
+      b_(std::make_unique<Backends>(id(), *pool_, *faults_)),
+      backend_name_(b_->bn254.name()) {
   set_baseline(measured_in_use());
 }
 
 CpuDevice::~CpuDevice() = default;
 
-std::string CpuDevice::backend_name() const { return b_->bn254.name(); }
+std::string CpuDevice::backend_name() const { return backend_name_; }
 groth16::Backend<bn254::Curve>& CpuDevice::bn254_backend() { return b_->bn254; }
 groth16::Backend<bls12_381::Curve>& CpuDevice::bls12_381_backend() { return b_->bls12_381; }
-ThreadPool& CpuDevice::host_pool() { return b_->pool; }
+ThreadPool& CpuDevice::host_pool() { return *pool_; }
+
+Status CpuDevice::health() { return b_->ctx.lost ? b_->ctx.lost_status() : Status::ok(); }
+
+Status CpuDevice::reset() {
+  b_ = std::make_unique<Backends>(id(), *pool_, *faults_);
+  set_baseline(measured_in_use());
+  return Status::ok();
+}
+
+Status CpuDevice::arm_faults(const std::string& spec) {
+  std::vector<CpuFaultRules::Rule> rules;
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    auto bad = [&] {
+      return invalid_argument(id() + ": fault rule '" + item + "' (expected kind:N, kind alloc|copy|kernel|sticky)");
+    };
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) return bad();
+    const std::string kind = item.substr(0, colon), n = item.substr(colon + 1);
+    CpuFaultRules::Rule r{};
+    if (kind == "alloc") {
+      r.kind = CpuFaultKind::kAlloc;
+    } else if (kind == "copy") {
+      r.kind = CpuFaultKind::kCopy;
+    } else if (kind == "kernel") {
+      r.kind = CpuFaultKind::kKernel;
+    } else if (kind == "sticky") {
+      r.kind = CpuFaultKind::kSticky;
+    } else {
+      return bad();
+    }
+    if (n.empty() || n.size() > 18 || n.find_first_not_of("0123456789") != std::string::npos) return bad();
+    r.nth = std::stoull(n);
+    if (r.nth == 0) return bad();
+    rules.push_back(r);
+  }
+  std::lock_guard lock(faults_->mu);
+  faults_->rules = std::move(rules);
+  faults_->uploads = faults_->read_backs = faults_->computes = 0;
+  return Status::ok();
+}
 
 std::string CpuDevice::name() const {
   std::ifstream in("/proc/cpuinfo");

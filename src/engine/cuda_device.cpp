@@ -15,6 +15,16 @@ struct CudaDevice::Parts {
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<cuda::CudaBackend<bn254::Curve>> bn254;
   std::unique_ptr<cuda::CudaBackend<bls12_381::Curve>> bls12_381;
+  std::string backend_name;  // set once at creation: status reads it while a reset runs
+
+  Status make_backends() {
+    cuda::CudaBackendOptions bo;
+    bo.device = info.ordinal;
+    CUZK_ASSIGN_OR_RETURN(bn254, cuda::CudaBackend<bn254::Curve>::create(bo, *pool));
+    CUZK_ASSIGN_OR_RETURN(bls12_381, cuda::CudaBackend<bls12_381::Curve>::create(bo, *pool));
+    if (backend_name.empty()) backend_name = bn254->name();
+    return Status::ok();
+  }
 };
 
 CudaDevice::CudaDevice(size_t index, std::unique_ptr<MemoryBudget> memory, std::unique_ptr<Parts> parts)
@@ -36,10 +46,7 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(size_t index, const CudaD
   CUZK_RETURN_IF_ERROR(parts->alloc->configure(budget));
   parts->pool = std::make_unique<ThreadPool>(options.host_threads == 0 ? ThreadPool::default_threads()
                                                                        : options.host_threads);
-  cuda::CudaBackendOptions bo;
-  bo.device = options.ordinal;
-  CUZK_ASSIGN_OR_RETURN(parts->bn254, cuda::CudaBackend<bn254::Curve>::create(bo, *parts->pool));
-  CUZK_ASSIGN_OR_RETURN(parts->bls12_381, cuda::CudaBackend<bls12_381::Curve>::create(bo, *parts->pool));
+  CUZK_RETURN_IF_ERROR(parts->make_backends());
   // The engine's budget for this device is the allocator's: what the stages reserve here
   // they then take from the allocator (each backend stage reserves its stated bytes).
   auto memory = std::make_unique<MemoryBudget>("cuda:" + std::to_string(options.ordinal),
@@ -50,10 +57,24 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(size_t index, const CudaD
 std::string CudaDevice::name() const {
   return p_->info.name + " " + p_->info.uuid + " pci " + p_->info.pci_bus_id;
 }
-std::string CudaDevice::backend_name() const { return p_->bn254->name(); }
+std::string CudaDevice::backend_name() const { return p_->backend_name; }
 groth16::Backend<bn254::Curve>& CudaDevice::bn254_backend() { return *p_->bn254; }
 groth16::Backend<bls12_381::Curve>& CudaDevice::bls12_381_backend() { return *p_->bls12_381; }
 ThreadPool& CudaDevice::host_pool() { return *p_->pool; }
+
+Status CudaDevice::health() {
+  CUZK_RETURN_IF_ERROR(cuda::set_device(p_->info.ordinal));
+  return cuda::memory_info().status();
+}
+
+Status CudaDevice::reset() {
+  p_->bn254.reset();
+  p_->bls12_381.reset();
+  CUZK_RETURN_IF_ERROR(p_->alloc->reset_device());
+  CUZK_RETURN_IF_ERROR(p_->make_backends());
+  set_baseline(measured_in_use());
+  return Status::ok();
+}
 
 // From the allocator, which every device byte goes through: exact, where the driver's
 // figure moves by what the context itself allocates. Resident keys are reserved in the

@@ -34,6 +34,11 @@ class CudaDevice final : public Device {
   groth16::Backend<bls12_381::Curve>& bls12_381_backend() override;
   ThreadPool& host_pool() override;
   std::shared_ptr<void> urgent_scope() override;
+  // cudaMemGetInfo on the device: a lost context answers with its sticky error.
+  Status health() override;
+  // New backends on a new CUDA context: the allocator resets the device (cudaDeviceReset)
+  // and re-measures its baseline and budget.
+  Status reset() override;
 
  private:
   struct Parts;  // the host pool and a CudaBackend per curve (cuda_device.cpp)

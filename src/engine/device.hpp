@@ -11,10 +11,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "core/status.hpp"
 #include "engine/kernel_lock.hpp"
@@ -52,6 +55,8 @@ struct DeviceStageBytes {
 // Counters a device keeps for GetStatus and /metrics.
 struct DeviceCounters {
   std::atomic<uint64_t> completed{0}, failed{0}, prestage_fallbacks{0}, baseline_mismatches{0};
+  std::atomic<uint64_t> resets{0}, reset_failures{0};  // after sticky faults (device_recovery.hpp)
+  std::atomic<uint64_t> batches{0};                    // holds of the kernel region
   std::atomic<uint32_t> busy_workers{0};
 };
 
@@ -98,8 +103,56 @@ class Device {
   template <class C>
   groth16::Backend<C>& backend();
 
-  // Sticky-fault state: a poisoned device takes no new work until it has been reset.
+  // Ok, or kDeviceLost when a sticky fault has lost the device's context (a CUDA device
+  // asks the driver; the CPU device its injected-fault state).
+  virtual Status health() = 0;
+  // Makes the device new after a sticky fault: its context (cudaDeviceReset on a GPU) and
+  // its backends, then re-measures the idle baseline. Only once nothing uses the device:
+  // no Use is held and every object made by its backends (prepared keys, jobs) is gone.
+  virtual Status reset() = 0;
+
+  // Sticky-fault state: a poisoned device takes no new work until it has been reset; a
+  // dead one is one whose reset failed, for good.
   bool poisoned() const { return poisoned_.load(); }
+  bool dead() const { return dead_.load(); }
+  // Marks the device poisoned; true for the call that did (it reports the fault).
+  bool poison();
+  // Serves again after a reset (heal), or never (bury).
+  void heal();
+  void bury();
+  // Waits until the device is not poisoned, up to `max`; true when it is healthy.
+  bool wait_healthy(std::chrono::milliseconds max);
+
+  // Held by every stage while it runs backend calls on the device or owns a proof's device
+  // state (pre-staging to the push into the device's queue, a worker from pop to read-back).
+  // Not granted on a poisoned device, so after poison() the users only drain.
+  class Use {
+   public:
+    Use() = default;
+    Use(Use&& o) noexcept : d_(std::exchange(o.d_, nullptr)) {}
+    Use& operator=(Use&& o) noexcept {
+      if (this != &o) {
+        release();
+        d_ = std::exchange(o.d_, nullptr);
+      }
+      return *this;
+    }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    ~Use() { release(); }
+    explicit operator bool() const { return d_ != nullptr; }
+    void release();
+
+   private:
+    friend class Device;
+    explicit Use(Device* d) : d_(d) {}
+    Device* d_ = nullptr;
+  };
+  // A Use, or an empty one when the device is poisoned.
+  Use enter();
+  // Waits until no Use is held (the drain after a sticky fault).
+  void wait_idle();
+
   DeviceCounters& counters() { return counters_; }
   const DeviceCounters& counters() const { return counters_; }
 
@@ -107,9 +160,13 @@ class Device {
   Device(size_t index, std::string id, std::unique_ptr<MemoryBudget> memory)
       : index_(index), id_(std::move(id)), memory_(std::move(memory)) {}
   void set_baseline(uint64_t bytes) { baseline_ = bytes; }
-  std::atomic<bool> poisoned_{false};
 
  private:
+  std::mutex state_mu_;
+  std::condition_variable state_cv_;
+  std::atomic<bool> poisoned_{false}, dead_{false};
+  uint32_t users_ = 0;
+
   size_t index_;
   std::string id_;
   std::unique_ptr<MemoryBudget> memory_;

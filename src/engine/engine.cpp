@@ -14,6 +14,7 @@ EngineConfig with_defaults(EngineConfig c) {
   if (c.synthesis_threads == 0) c.synthesis_threads = 1;
   if (c.gpu_workers_per_device == 0) c.gpu_workers_per_device = 1;
   if (c.finalize_threads == 0) c.finalize_threads = 1;
+  if (c.batch_max == 0) c.batch_max = 1;
   return c;
 }
 
@@ -34,7 +35,10 @@ Engine::Engine(EngineConfig config, std::vector<std::unique_ptr<Device>> devices
       jobs_(jobs ? std::move(jobs) : std::make_unique<MemoryJobTable>(config_.result_ttl, config_.max_results)),
       scheduler_(owned_devices_.size(), config_.queue_capacity),
       pipeline_(config_, raw(owned_devices_), host_, keys_, *jobs_, scheduler_, metrics_, std::move(log)),
+      recovery_(pipeline_),
       admission_(pipeline_) {
+  pipeline_.recovery = &recovery_;
+  for (Device* d : pipeline_.devices) metrics_.count("device_resets", "device", d->id(), 0);
   for (unsigned i = 0; i < config_.synthesis_threads; ++i)
     synthesis_.emplace_back([this] { run_synthesis_stage(pipeline_); });
   prestage_.emplace_back([this] { run_prestage_stage(pipeline_); });
@@ -101,7 +105,9 @@ EngineStatus Engine::status() const {
     ds.failed = d->counters().failed.load();
     ds.prestage_fallbacks = d->counters().prestage_fallbacks.load();
     ds.baseline_mismatches = d->counters().baseline_mismatches.load();
+    ds.resets = d->counters().resets.load();
     ds.poisoned = d->poisoned();
+    ds.dead = d->dead();
     s.devices.push_back(ds);
   }
   s.circuits = keys_.circuits();
@@ -173,6 +179,7 @@ void Engine::shutdown(std::chrono::milliseconds grace) {
   for (auto& t : device_workers_) t.join();
   device_workers_.clear();
   stop(scheduler_.finalize(), finalize_);
+  recovery_.stop();
 }
 
 }  // namespace cuzk::engine

@@ -13,6 +13,7 @@
 
 #include "engine/admission.hpp"
 #include "engine/device.hpp"
+#include "engine/device_recovery.hpp"
 #include "engine/engine_config.hpp"
 #include "engine/job_table.hpp"
 #include "engine/key_cache.hpp"
@@ -28,7 +29,8 @@ struct DeviceState {
   uint32_t workers = 0, busy_workers = 0;
   uint64_t total_bytes = 0, free_bytes = 0, baseline_bytes = 0, reserved_bytes = 0;
   uint64_t completed = 0, failed = 0, prestage_fallbacks = 0, baseline_mismatches = 0;
-  bool poisoned = false;
+  uint64_t resets = 0;  // after sticky faults
+  bool poisoned = false, dead = false;
 };
 
 struct EngineStatus {
@@ -91,6 +93,7 @@ class Engine {
   Scheduler scheduler_;
   Metrics metrics_;
   Pipeline pipeline_;
+  DeviceRecovery recovery_;  // before the stage threads, after what it works on
   Admission admission_;
   std::vector<std::thread> synthesis_, prestage_, device_workers_, finalize_;
   std::atomic<bool> ready_{false}, stopped_{false};

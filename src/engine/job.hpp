@@ -40,6 +40,9 @@ struct ProofTimings {
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
   double verify_ms = 0, finalize_ms = 0, total_ms = 0;
   std::string device;
+  // The same-circuit batch it ran in: the number of that hold of its device's kernel
+  // region (1, 2, ... per device); proofs of one batch share it.
+  uint64_t batch = 0;
 
   double msm_ms() const { return msm_a_ms + msm_b1_ms + msm_b2_ms + msm_l_ms + msm_h_ms; }
 };

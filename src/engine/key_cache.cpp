@@ -24,6 +24,12 @@ const char* key_tier_name(KeyTier t) {
   return "disk";
 }
 
+KeyTier tier_of_placement(const std::string& placement) {
+  if (placement == "device") return KeyTier::kDevice;
+  if (placement == "pinned") return KeyTier::kPinnedHost;
+  return KeyTier::kMapped;  // "host", "streamed" (from the mapping), or not prepared now
+}
+
 Status check_circuit_id(const std::string& id) {
   if (id.empty() || id.size() > 128 || id == "." || id == "..") {
     return invalid_argument("circuit id \"" + id + "\" must be 1 to 128 characters, not \".\" or \"..\"");
@@ -76,6 +82,18 @@ CircuitInfo KeyCache::info_locked(const std::string& id, const Entry& e) const {
   c.device_bytes = e.device_bytes;
   c.tier = e.key ? KeyTier::kMapped : KeyTier::kDisk;
   c.refs = e.refs;
+  if (!e.key) return c;
+  c.mapped_bytes = e.shape.key_bytes;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    KeyPlacement kp;
+    kp.device = devices_[d]->id();
+    kp.tier = tier_of_placement(e.key->placement(d));
+    kp.device_bytes = e.key->resident_bytes(d);
+    if (kp.tier == KeyTier::kDevice) c.resident_device_bytes += kp.device_bytes;
+    if (kp.tier == KeyTier::kPinnedHost) c.pinned_host_bytes = e.shape.key_bytes;
+    if (int(kp.tier) > int(c.tier)) c.tier = kp.tier;
+    c.placements.push_back(std::move(kp));
+  }
   return c;
 }
 
@@ -124,13 +142,14 @@ Result<CircuitInfo> KeyCache::register_circuit(const std::string& id, const std:
     }
   }
   if (!std::filesystem::exists(abs, ec)) return not_found("circuit " + id + ": no such key file " + abs);
+  LoadTicket ticket(*this);  // released after the key is in the table (or dropped)
   auto key = LoadedKey::load(abs, devices_);
   if (!key.is_ok()) {
     StatusCode code =
         key.status().code() == StatusCode::kNotFound ? StatusCode::kNotFound : StatusCode::kInvalidArgument;
     return Status(code, "circuit " + id + ": " + key.status().message());
   }
-  std::shared_ptr<const LoadedKey> loaded = std::move(*key);
+  std::shared_ptr<LoadedKey> loaded = std::move(*key);
   std::lock_guard lock(mu_);
   auto& slot = entries_[id];
   if (!slot) slot = std::make_shared<Entry>();
@@ -170,14 +189,16 @@ Result<KeyCache::Lease> KeyCache::acquire(const std::string& id, std::stop_token
         return Status(StatusCode::kResourceExhausted, "circuit " + id + ": key of " + format_bytes(e->shape.key_bytes) +
                                                           " exceeds the key cache budget of " + format_bytes(budget_));
       }
-      if (make_room_locked(e->shape.key_bytes)) {
+      if (!rebuilding_ && make_room_locked(e->shape.key_bytes)) {
         e->loading = true;
+        ++loads_in_flight_;
         std::string path = e->path;
         lock.unlock();
         auto t0 = Clock::now();
         auto key = LoadedKey::load(path, devices_);
         double ms = ms_since(t0);
         lock.lock();
+        --loads_in_flight_;
         e->loading = false;
         ++generation_;
         changed_.notify_all();
@@ -199,6 +220,61 @@ Result<KeyCache::Lease> KeyCache::acquire(const std::string& id, std::stop_token
       return Status(StatusCode::kUnavailable, "circuit " + id + ": cancelled while waiting for the key cache");
     }
   }
+}
+
+KeyCache::LoadTicket::LoadTicket(KeyCache& c) : c_(c) {
+  std::unique_lock lock(c_.mu_);
+  c_.changed_.wait(lock, [&] { return !c_.rebuilding_; });
+  ++c_.loads_in_flight_;
+}
+
+KeyCache::LoadTicket::~LoadTicket() {
+  {
+    std::lock_guard lock(c_.mu_);
+    --c_.loads_in_flight_;
+    ++c_.generation_;
+  }
+  c_.changed_.notify_all();
+}
+
+Status KeyCache::rebuild_device(size_t device, const std::function<Status()>& reset, size_t& prepared) {
+  prepared = 0;
+  std::vector<std::pair<std::string, std::shared_ptr<LoadedKey>>> keys;
+  {
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [&] { return !rebuilding_; });
+    rebuilding_ = true;
+    changed_.wait(lock, [&] { return loads_in_flight_ == 0; });
+    for (const auto& [id, e] : entries_) {
+      if (e->key) keys.emplace_back(id, e->key);
+    }
+  }
+  // Snapshots keep evicted keys alive until they are whole again, so none is destroyed
+  // (freeing device memory) while the device resets.
+  std::vector<std::unique_lock<std::shared_mutex>> holds;
+  for (auto& [id, k] : keys) holds.push_back(k->release_device(device));
+  Status st = reset();
+  std::string failed;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!st.is_ok()) break;  // the device is not back: its keys stay unprepared there
+    Status p = keys[i].second->prepare_device(device, std::move(holds[i]));
+    if (p.is_ok()) {
+      ++prepared;
+    } else {
+      failed += (failed.empty() ? "" : "; ") + keys[i].first + ": " + p.message();
+    }
+  }
+  holds.clear();
+  keys.clear();
+  {
+    std::lock_guard lock(mu_);
+    rebuilding_ = false;
+    ++generation_;
+  }
+  changed_.notify_all();
+  if (!st.is_ok()) return st;
+  if (!failed.empty()) return internal_error("keys not prepared again: " + failed);
+  return Status::ok();
 }
 
 Result<double> KeyCache::preload(const std::string& id) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,13 +23,29 @@ namespace cuzk::engine {
 enum class KeyTier { kDisk, kMapped, kPinnedHost, kDevice };
 const char* key_tier_name(KeyTier t);
 
+// Where a loaded key lives for one device: kDevice when its points are resident on that
+// device, kPinnedHost when they are streamed from page-locked host memory, kMapped when
+// they are read from the key's mapped file (the CPU device, a GPU streaming from the
+// mapping, or a device the key is not prepared on now).
+struct KeyPlacement {
+  std::string device;
+  KeyTier tier = KeyTier::kMapped;
+  uint64_t device_bytes = 0;  // device memory the key holds there
+};
+
 struct CircuitInfo {
   std::string circuit_id, zkey_path;
   KeyShape shape;
-  KeyTier tier = KeyTier::kDisk;
+  KeyTier tier = KeyTier::kDisk;           // the highest tier of any placement; kDisk: not loaded
   uint32_t refs = 0;                       // proofs holding the key now
   std::vector<BackendBytes> device_bytes;  // per device, what its backend says a proof takes
+  std::vector<KeyPlacement> placements;    // per device, while loaded
+  // Bytes per tier while loaded: the mapped file, page-locked host copies, device copies.
+  uint64_t mapped_bytes = 0, pinned_host_bytes = 0, resident_device_bytes = 0;
 };
+
+// The tier a backend's placement string names (groth16::PreparedKey::placement).
+KeyTier tier_of_placement(const std::string& placement);
 
 // Ok for ids of 1..128 characters from [A-Za-z0-9._-], other than "." and "..".
 Status check_circuit_id(const std::string& id);
@@ -76,6 +93,13 @@ class KeyCache {
   // `unregister` also forgets the id. True when a loaded key was dropped.
   Result<bool> evict(const std::string& id, bool unregister);
 
+  // The recovery of devices[device] after a sticky fault: with no key loading, drops every
+  // loaded key's state on the device, runs `reset`, then prepares each key there again
+  // (the key's stages on that device wait meanwhile). Keys whose preparation fails stay
+  // unprepared on the device (UNAVAILABLE there) and are named in the returned error.
+  // `prepared` gets the number of keys prepared again.
+  Status rebuild_device(size_t device, const std::function<Status()>& reset, size_t& prepared);
+
   Result<CircuitInfo> info(const std::string& id) const;
   std::vector<CircuitInfo> circuits() const;
   uint64_t budget() const { return budget_; }
@@ -86,7 +110,7 @@ class KeyCache {
     std::string path;
     KeyShape shape;
     std::vector<BackendBytes> device_bytes;
-    std::shared_ptr<const LoadedKey> key;
+    std::shared_ptr<LoadedKey> key;
     uint32_t refs = 0;
     bool loading = false;
     std::chrono::steady_clock::time_point last_used{};
@@ -97,6 +121,19 @@ class KeyCache {
   bool make_room_locked(uint64_t bytes);
   uint64_t loaded_bytes_locked() const;
   void release(Entry& e);
+  // Counts a load (LoadedKey::load prepares the key on every device) from before it starts
+  // until the key is in the table or dropped, so that a device rebuild never runs beside
+  // one and finds every loaded key; waits while a rebuild runs.
+  class LoadTicket {
+   public:
+    explicit LoadTicket(KeyCache& c);
+    ~LoadTicket();
+    LoadTicket(const LoadTicket&) = delete;
+    LoadTicket& operator=(const LoadTicket&) = delete;
+
+   private:
+    KeyCache& c_;
+  };
 
   const uint64_t budget_;
   const std::vector<Device*> devices_;
@@ -104,6 +141,8 @@ class KeyCache {
   std::condition_variable_any changed_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
   uint64_t generation_ = 0;  // bumped on every change a waiting acquire may care about
+  uint32_t loads_in_flight_ = 0;
+  bool rebuilding_ = false;
 };
 
 }  // namespace cuzk::engine

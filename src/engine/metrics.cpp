@@ -111,6 +111,10 @@ std::string Metrics::render() const {
     out += "# HELP " + name + " " + stage_help(s) + ".\n# TYPE " + name + " histogram\n";
     stages_[i]->write(out, name);
   }
+  out +=
+      "# HELP cuzk_device_batch_size Proofs of one circuit run back to back under one hold of a device's kernel "
+      "region.\n# TYPE cuzk_device_batch_size histogram\n";
+  batch_sizes_.write(out, "cuzk_device_batch_size");
   std::lock_guard lock(mu_);
   for (const auto& [name, samples] : counters_) {
     std::string full = "cuzk_" + name + "_total";

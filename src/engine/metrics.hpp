@@ -49,6 +49,8 @@ class Metrics {
  public:
   Metrics();
   void observe(TimedStage s, double seconds) { stages_[size_t(s)]->observe(seconds); }
+  // Proofs run back to back under one hold of a device's kernel region (cuzk_device_batch_size).
+  void observe_batch(size_t proofs) { batch_sizes_.observe(double(proofs)); }
   // A counter cuzk_<name>_total{<label>="<value>"}.
   void count(const std::string& name, const std::string& label, const std::string& value, uint64_t n = 1);
   // The histograms and counters in Prometheus text format.
@@ -56,6 +58,7 @@ class Metrics {
 
  private:
   std::vector<std::unique_ptr<Histogram>> stages_;
+  Histogram batch_sizes_{{1, 2, 3, 4, 6, 8, 12, 16, 32}};
   mutable std::mutex mu_;
   std::map<std::string, std::map<std::pair<std::string, std::string>, uint64_t>> counters_;
 };

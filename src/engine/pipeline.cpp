@@ -1,5 +1,7 @@
 #include "engine/pipeline.hpp"
 
+#include "engine/device_recovery.hpp"
+
 #include <cstdio>
 
 namespace cuzk::engine {
@@ -29,14 +31,48 @@ void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& erro
   device.counters().failed++;
   proof->staged.reset();
   proof->device_memory.release();
+  Status fault = error;
+  if (fault.code() != StatusCode::kDeviceLost && fault.code() != StatusCode::kResourceExhausted) {
+    // Some paths report a lost context under another code; the device itself knows.
+    if (Status h = device.health(); h.code() == StatusCode::kDeviceLost) fault = Status(h.code(), error.message());
+  }
+  const bool sticky = fault.code() == StatusCode::kDeviceLost;
   StatusCode code = error.code() == StatusCode::kResourceExhausted ? error.code() : StatusCode::kInternal;
-  fail(std::move(proof), Status(code, device.id() + ": " + error.message()));
+  std::string msg = device.id() + ": " + error.message();
+  if (sticky) msg = device.id() + ": sticky device fault (the device is reset and serves again): " + error.message();
+  fail(std::move(proof), Status(code, msg));
+  if (sticky) {
+    if (device.poison() && recovery != nullptr) recovery->report(device, fault);
+    return;  // the recovery checks the device against its new baseline
+  }
+  if (device.poisoned()) return;
   if (int64_t leaked = device.unaccounted_bytes(); leaked != 0) {
     device.counters().baseline_mismatches++;
     if (log) {
       log(LogLevel::kError, device.id() + ": " + std::to_string(leaked) +
                                 " bytes in use beyond the idle baseline and the live reservations after a failure");
     }
+  }
+}
+
+void Pipeline::requeue(ProofPtr proof) {
+  proof->staged.reset();
+  proof->device_memory.release();
+  proof->timings.prestage_fallback = false;
+  if (proof->cancelled()) {
+    retire(std::move(proof), JobState::kCancelled, Status::ok());
+    return;
+  }
+  proof->enter_queue();
+  Priority prio = proof->priority;
+  if (!scheduler.prestage().try_push(proof, prio)) {
+    fail(std::move(proof), Status(StatusCode::kUnavailable, "its device faulted and the pre-staging queue is full"));
+  }
+}
+
+void Pipeline::requeue_from(Device& device) {
+  for (ProofPtr& p : scheduler.device(device.index()).remove_if([](const ProofPtr&) { return true; })) {
+    requeue(std::move(p));
   }
 }
 
@@ -63,10 +99,11 @@ void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult 
   std::snprintf(line, sizeof line,
                 "proof job=%s circuit=%s priority=%s outcome=%s device=%s prestage=%s queue_wait_ms=%.1f "
                 "key_load_ms=%.1f synthesis_ms=%.1f gpu_compute_ms=%.1f ntt_h_ms=%.1f msm_ms=%.1f verify_ms=%.1f "
-                "total_ms=%.1f",
+                "total_ms=%.1f batch=%llu",
                 proof->job_id.c_str(), proof->circuit_id.c_str(), priority_name(proof->priority), outcome,
                 t.device.empty() ? "-" : t.device.c_str(), t.prestage_fallback ? "fallback" : "ok", t.queue_wait_ms,
-                t.key_load_ms, t.synthesis_ms, t.gpu_compute_ms, t.ntt_h_ms, t.msm_ms(), t.verify_ms, t.total_ms);
+                t.key_load_ms, t.synthesis_ms, t.gpu_compute_ms, t.ntt_h_ms, t.msm_ms(), t.verify_ms, t.total_ms,
+                static_cast<unsigned long long>(t.batch));
   std::string msg = line;
   if (!error.is_ok()) msg += " error=\"" + error.message() + "\"";
   if (log) log(state == JobState::kFailed ? LogLevel::kWarn : LogLevel::kInfo, msg);

@@ -20,6 +20,8 @@
 
 namespace cuzk::engine {
 
+class DeviceRecovery;
+
 struct Pipeline {
   Pipeline(EngineConfig c, std::vector<Device*> d, MemoryBudget& h, KeyCache& k, JobTable& j, Scheduler& s, Metrics& m,
            LogSink l)
@@ -33,6 +35,7 @@ struct Pipeline {
   Scheduler& scheduler;
   Metrics& metrics;
   LogSink log;
+  DeviceRecovery* recovery = nullptr;  // set by the Engine once it exists
 
   // Ends a proof: records the outcome in the job table, the metrics and the log (one
   // timing line per proof), and drops the pipeline's hold on it, which frees its memory.
@@ -42,7 +45,14 @@ struct Pipeline {
   void fail(ProofPtr proof, Status error);
   // Fails a proof whose device stage failed (INTERNAL unless it was out of memory), counts
   // it, and checks the device against its idle baseline once the proof's memory is freed.
+  // A sticky fault (kDeviceLost, or a device whose health() says lost) poisons the device
+  // and reports it to the recovery. Call it while still holding the stage's Device::Use.
   void fail_on_device(ProofPtr proof, Device& device, const Status& error);
+  // Sends a proof back to pre-staging without its device state (its device was poisoned
+  // before it ran): it is placed again, on a healthy device or on this one once it is back.
+  void requeue(ProofPtr proof);
+  // requeue() for every proof waiting in the device's queue.
+  void requeue_from(Device& device);
 
   // Jobs admitted and not yet retired, for cancellation of running ones.
   void track(const ProofPtr& p);

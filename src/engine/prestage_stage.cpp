@@ -8,20 +8,46 @@ namespace cuzk::engine {
 
 namespace {
 
-// The pinned device, else the healthy device with the least work waiting for it.
+// The pinned device, else the healthy device with the least work waiting for it; when
+// every device is poisoned, one being recovered (to wait for); null when none is left.
 Device* place(Pipeline& p, const PendingProof& proof) {
-  if (proof.pinned_device) return *proof.pinned_device < p.devices.size() ? p.devices[*proof.pinned_device] : nullptr;
+  if (proof.pinned_device) {
+    if (*proof.pinned_device >= p.devices.size()) return nullptr;
+    Device* d = p.devices[*proof.pinned_device];
+    return d->dead() ? nullptr : d;
+  }
   Device* best = nullptr;
+  Device* recovering = nullptr;
   size_t best_load = std::numeric_limits<size_t>::max();
   for (Device* d : p.devices) {
-    if (d->poisoned()) continue;
+    if (d->dead()) continue;
+    if (d->poisoned()) {
+      recovering = d;
+      continue;
+    }
     size_t load = p.scheduler.device_backlog(d->index()) + d->counters().busy_workers.load();
     if (load < best_load) {
       best = d;
       best_load = load;
     }
   }
-  return best;
+  return best != nullptr ? best : recovering;
+}
+
+// The device to pre-stage on and a Use of it: waits while the chosen device is being
+// recovered after a sticky fault. Null when no device is left, or the proof was
+// cancelled or the stage closed while waiting.
+Device* place_and_enter(Pipeline& p, const PendingProof& proof, Device::Use& use) {
+  for (;;) {
+    Device* d = place(p, proof);
+    if (d == nullptr) return nullptr;
+    if (!d->poisoned()) {
+      use = d->enter();
+      if (use) return d;
+    }
+    if (proof.cancelled() || p.scheduler.prestage().closed()) return nullptr;
+    d->wait_healthy(std::chrono::milliseconds(50));
+  }
 }
 
 }  // namespace
@@ -35,7 +61,8 @@ void run_prestage_stage(Pipeline& p) {
       continue;
     }
     auto t0 = PendingProof::Clock::now();
-    Device* device = place(p, *proof);
+    Device::Use use;
+    Device* device = place_and_enter(p, *proof, use);
     if (device == nullptr) {
       p.fail(std::move(proof), Status(StatusCode::kUnavailable, "no healthy device to prove on"));
       continue;
@@ -63,6 +90,7 @@ void run_prestage_stage(Pipeline& p) {
     proof->timings.prestage_ms = PendingProof::ms_since(t0);
     proof->enter_queue();
     Priority prio = proof->priority;
+    // Pushed while the Use is held: a recovery that starts meanwhile finds it in the queue.
     if (!p.scheduler.device(device->index()).push(std::move(proof), prio)) return;
   }
 }

@@ -28,6 +28,7 @@ grpc::Status to_grpc(const Status& s) {
       code = grpc::StatusCode::UNAVAILABLE;
       break;
     case StatusCode::kInternal:
+    case StatusCode::kDeviceLost:
       code = grpc::StatusCode::INTERNAL;
       break;
   }
@@ -169,6 +170,7 @@ void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
   out.set_finalize_ms(t.finalize_ms);
   out.set_total_ms(t.total_ms);
   out.set_device(t.device);
+  out.set_batch(t.batch);
 }
 
 void fill(const engine::ProofResult& r, v1::ProofResult& out) {
@@ -177,6 +179,12 @@ void fill(const engine::ProofResult& r, v1::ProofResult& out) {
   out.set_proof_bytes(std::string(r.proof_bytes.begin(), r.proof_bytes.end()));
   for (const auto& s : r.public_signals) out.add_public_signals(s);
   out.set_curve(r.curve);
+}
+
+void fill(const engine::KeyPlacement& p, v1::KeyPlacement& out) {
+  out.set_device(p.device);
+  out.set_tier(to_proto(p.tier));
+  out.set_device_bytes(p.device_bytes);
 }
 
 void fill(const engine::CircuitInfo& c, v1::CircuitInfo& out) {
@@ -188,6 +196,7 @@ void fill(const engine::CircuitInfo& c, v1::CircuitInfo& out) {
   out.set_domain_size(c.shape.domain_size);
   out.set_tier(to_proto(c.tier));
   out.set_key_bytes(c.shape.key_bytes);
+  for (const auto& p : c.placements) fill(p, *out.add_placements());
 }
 
 void fill(const engine::EngineStatus& s, v1::GetStatusResponse& out) {
@@ -216,6 +225,8 @@ void fill(const engine::EngineStatus& s, v1::GetStatusResponse& out) {
     ds->set_proofs_failed(d.failed);
     ds->set_prestage_fallbacks(d.prestage_fallbacks);
     ds->set_poisoned(d.poisoned);
+    ds->set_resets(d.resets);
+    ds->set_dead(d.dead);
   }
   for (const auto& c : s.circuits) {
     if (c.tier == engine::KeyTier::kDisk) continue;
@@ -224,6 +235,10 @@ void fill(const engine::EngineStatus& s, v1::GetStatusResponse& out) {
     k->set_tier(to_proto(c.tier));
     k->set_bytes(c.shape.key_bytes);
     k->set_refs(c.refs);
+    for (const auto& p : c.placements) fill(p, *k->add_placements());
+    k->set_mapped_bytes(c.mapped_bytes);
+    k->set_pinned_host_bytes(c.pinned_host_bytes);
+    k->set_device_bytes(c.resident_device_bytes);
   }
   auto* hm = out.mutable_host_memory();
   hm->set_limit_bytes(s.host_limit);

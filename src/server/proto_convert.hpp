@@ -20,6 +20,7 @@ v1::KeyTier to_proto(engine::KeyTier t);
 void fill(const engine::JobRecord& r, v1::JobInfo& out);
 void fill(const engine::ProofTimings& t, v1::ProofTimings& out);
 void fill(const engine::ProofResult& r, v1::ProofResult& out);
+void fill(const engine::KeyPlacement& p, v1::KeyPlacement& out);
 void fill(const engine::CircuitInfo& c, v1::CircuitInfo& out);
 void fill(const engine::EngineStatus& s, v1::GetStatusResponse& out);
 // An AwaitProof answer from the job as it stands (TIMEOUT while it is not finished).

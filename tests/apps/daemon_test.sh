@@ -82,6 +82,26 @@ if command -v promtool >/dev/null; then
 fi
 stop_daemon
 
+# A sticky device fault: CUZK_FAULT=sticky:3 loses the CPU device's context at its third
+# compute (the self-test proof is the first). That proof fails; the daemon drains, resets
+# the device, prepares the key again, counts the reset, and every later proof succeeds.
+export CUZK_FAULT=sticky:3
+start_daemon
+unset CUZK_FAULT
+"${c[@]}" register small "$tmp/k.zkey" --preload >/dev/null 2>&1
+expect 0 "OK on cpu:0" "sticky fault: the proof before it succeeds" "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+expect 1 "sticky device fault" "sticky fault: the faulted proof fails with the reason" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+for _ in $(seq 100); do
+  "${c[@]}" status 2>/dev/null | grep -q "1 resets" && break
+  sleep 0.1
+done
+expect 0 "\[6/6\] OK" "sticky fault: after the reset every proof succeeds" \
+  "$cuzk" bench --daemon "$sock" --circuit small --wtns "$tmp/w.wtns" --count 6 --concurrency 3
+expect 0 "1 resets" "sticky fault: status counts one reset" "${c[@]}" status
+expect 0 "on cpu:0 mapped" "status: the key's tier on the device" "${c[@]}" status
+stop_daemon
+
 # A restart on the same socket, with the example config (paths overridden by flags).
 start_daemon --config "$example"
 expect 0 "ready" "restart with the example config: ready" "${c[@]}" status

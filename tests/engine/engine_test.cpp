@@ -92,6 +92,8 @@ class FaultInjectingDevice final : public Device {
   groth16::Backend<bn254::Curve>& bn254_backend() override { return bn254_; }
   groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return bls12_381_; }
   ThreadPool& host_pool() override { return pool_; }
+  Status health() override { return Status::ok(); }  // its faults are never sticky
+  Status reset() override { return Status::ok(); }
 
  private:
   ThreadPool pool_;

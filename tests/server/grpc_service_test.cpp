@@ -311,6 +311,44 @@ TEST_F(GrpcServiceTest, DrainingDaemonAnswersUnavailable) {
   EXPECT_EQ(submit(request(small_->wtns)).error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
+TEST_F(GrpcServiceTest, StickyDeviceFaultFailsOneJobAndTheDaemonResetsAndKeepsServing) {
+  start();
+  auto& cpu = static_cast<engine::CpuDevice&>(*engine_->devices()[0]);
+  ASSERT_TRUE(cpu.arm_faults("sticky:1").is_ok());
+  std::string job;
+  ASSERT_TRUE(submit(request(small_->wtns), &job).ok());
+  v1::AwaitProofResponse bad = await(job);
+  EXPECT_EQ(bad.outcome(), v1::AwaitProofResponse::FAILED);
+  EXPECT_NE(bad.job().error().find("sticky device fault"), std::string::npos) << bad.job().error();
+  v1::GetStatusResponse s;
+  for (int i = 0; i < 500; ++i) {
+    s = status();
+    if (s.devices(0).resets() == 1 && !s.devices(0).poisoned()) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(s.devices(0).resets(), 1u);
+  EXPECT_FALSE(s.devices(0).poisoned());
+  EXPECT_FALSE(s.devices(0).dead());
+  ASSERT_TRUE(submit(request(small_->wtns), &job).ok());
+  EXPECT_EQ(await(job).outcome(), v1::AwaitProofResponse::COMPLETED);
+  // The key's tier on the device, and its bytes per tier, as GetStatus and ListCircuits say.
+  s = status();
+  ASSERT_EQ(s.keys_size(), 1);
+  ASSERT_EQ(s.keys(0).placements_size(), 1);
+  EXPECT_EQ(s.keys(0).placements(0).device(), "cpu:0");
+  EXPECT_EQ(s.keys(0).placements(0).tier(), v1::KEY_TIER_MAPPED);
+  EXPECT_EQ(s.keys(0).mapped_bytes(), s.keys(0).bytes());
+  EXPECT_EQ(s.keys(0).device_bytes(), 0u);
+  grpc::ClientContext ctx;
+  v1::ListCircuitsResponse lc;
+  ASSERT_TRUE(stub_->ListCircuits(&ctx, {}, &lc).ok());
+  ASSERT_EQ(lc.circuits_size(), 1);
+  ASSERT_EQ(lc.circuits(0).placements_size(), 1);
+  EXPECT_EQ(lc.circuits(0).placements(0).tier(), v1::KEY_TIER_MAPPED);
+  EXPECT_NE(engine_->metrics_text().find("cuzk_device_resets_total{device=\"cpu:0\"} 1"), std::string::npos);
+  expect_memory_returns_to_zero();
+}
+
 TEST_F(GrpcServiceTest, MetricsPassPromtoolAndReadyzFollowsTheSelfTest) {
   start();
   auto http = HttpEndpoints::start(*engine_, "127.0.0.1", 0);

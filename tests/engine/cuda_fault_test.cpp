@@ -1,0 +1,169 @@
+// Failure containment on a real GPU: a sticky fault (a kernel that traps, which loses the
+// CUDA context) fails its job, and the engine drains, resets the device, re-uploads the
+// resident key and serves again at its baseline; a non-sticky fault fails only its job and
+// resets nothing. Skipped without a device.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cuda/allocator.hpp"
+#include "cuda/cuda_test_util.hpp"
+#include "cuda/fault.hpp"
+#include "engine/cuda_device.hpp"
+#include "engine/demo_keys.hpp"
+#include "engine/engine.hpp"
+#include "formats/snarkjs_json.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::DemoKey;
+
+class CudaFaultTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new groth16::testing::ScratchDir();
+    key_ = new DemoKey(testing::make_demo_key<bn254::Curve>(*dir_, "gpu", (1 << 12) - 5));
+  }
+  static void TearDownTestSuite() {
+    delete key_;
+    delete dir_;
+  }
+  void TearDown() override { cuda::disarm_faults(); }
+
+  std::unique_ptr<Engine> make_engine() {
+    CudaDeviceOptions o;
+    o.host_threads = 2;
+    auto d = CudaDevice::create(0, o);
+    EXPECT_TRUE(d.is_ok()) << d.status().to_string();
+    if (!d.is_ok()) return nullptr;
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::move(d).value());
+    EngineConfig cfg;
+    cfg.gpu_workers_per_device = 2;
+    cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
+    auto e = std::make_unique<Engine>(cfg, std::move(devices), [](LogLevel, const std::string& line) {
+      if (line.find("cuda:0: ") == 0) std::cout << "  log: " << line << "\n";
+    });
+    auto reg = e->register_circuit("gpu", key_->zkey, true);
+    EXPECT_TRUE(reg.is_ok()) << reg.status().to_string();
+    return e;
+  }
+
+  std::string submit(Engine& e) {
+    SubmitRequest r;
+    r.circuit_id = "gpu";
+    r.wtns = key_->wtns;
+    auto s = e.submit(r);
+    EXPECT_TRUE(s.is_ok()) << s.status().to_string();
+    return s.is_ok() ? s->job_id : std::string();
+  }
+  static JobRecord finished(Engine& e, const std::string& id) {
+    auto r = e.await(id, 120s);
+    EXPECT_TRUE(r.is_ok() && is_terminal(r->state));
+    return r.is_ok() ? *r : JobRecord{};
+  }
+  static void expect_verifies(const JobRecord& rec) {
+    ASSERT_EQ(rec.state, JobState::kCompleted) << rec.error.to_string();
+    auto zkey = formats::Zkey<bn254::Curve>::open(key_->zkey);
+    ASSERT_TRUE(zkey.is_ok());
+    const auto& h = zkey->header();
+    auto vk = groth16::make_verifying_key<bn254::Curve>(h.alpha1, h.beta2, h.gamma2, h.delta2, zkey->ic());
+    auto proof = formats::proof_from_json<bn254::Curve>(*formats::Json::parse(rec.result.proof_json), "proof");
+    ASSERT_TRUE(proof.is_ok());
+    auto pub = formats::public_from_json<bn254::Fr>(*formats::Json::parse(rec.result.public_json), "public");
+    ASSERT_TRUE(pub.is_ok());
+    std::vector<bn254::Fr::Int> ints;
+    for (const auto& f : *pub) ints.push_back(f.to_canonical());
+    EXPECT_TRUE(groth16::verify<bn254::Curve>(vk, *proof, ints).is_ok());
+  }
+  // The key is resident on the GPU, and the device holds nothing else: the allocator's
+  // live bytes are the key's, and the driver agrees within the allocator's slack.
+  static void expect_at_baseline(Engine& e) {
+    Device& d = *e.devices()[0];
+    for (int i = 0; i < 500 && d.memory().in_use() != e.circuit("gpu")->resident_device_bytes; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    auto info = e.circuit("gpu");
+    ASSERT_TRUE(info.is_ok());
+    ASSERT_EQ(info->placements.size(), 1u);
+    EXPECT_EQ(info->placements[0].tier, KeyTier::kDevice);
+    EXPECT_EQ(info->tier, KeyTier::kDevice);
+    EXPECT_GT(info->resident_device_bytes, 0u);
+    EXPECT_EQ(d.memory().in_use(), info->resident_device_bytes);
+    EXPECT_EQ(d.unaccounted_bytes(), 0);
+    auto alloc = cuda::DeviceAllocator::for_device(0);
+    ASSERT_TRUE(alloc.is_ok());
+    Status at = (*alloc)->check_baseline(info->resident_device_bytes);
+    EXPECT_TRUE(at.is_ok()) << at.to_string();
+    EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
+  }
+
+  static groth16::testing::ScratchDir* dir_;
+  static DemoKey* key_;
+};
+
+groth16::testing::ScratchDir* CudaFaultTest::dir_ = nullptr;
+DemoKey* CudaFaultTest::key_ = nullptr;
+
+TEST_F(CudaFaultTest, StickyFaultFailsItsJobResetsTheGpuAndTheNextTenSucceed) {
+  CUZK_SKIP_WITHOUT_DEVICE();
+  auto e = make_engine();
+  ASSERT_NE(e, nullptr);
+  expect_verifies(finished(*e, submit(*e)));
+  expect_at_baseline(*e);
+  const uint64_t baseline_before = e->devices()[0]->baseline_bytes();
+
+  ASSERT_TRUE(cuda::arm_faults("sticky:1").is_ok());
+  auto t0 = std::chrono::steady_clock::now();
+  JobRecord bad = finished(*e, submit(*e));
+  ASSERT_EQ(bad.state, JobState::kFailed);
+  EXPECT_EQ(bad.error.code(), StatusCode::kInternal);
+  EXPECT_NE(bad.error.message().find("sticky"), std::string::npos) << bad.error.message();
+  std::cout << "  the faulted job: " << bad.error.message() << "\n";
+  for (int i = 0; i < 3000 && e->status().devices[0].resets == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(e->status().devices[0].resets, 1u);
+  std::cout << "  reset and re-upload done "
+            << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+            << " ms after the faulted submit; baseline " << baseline_before << " -> "
+            << e->devices()[0]->baseline_bytes() << " bytes\n";
+  EXPECT_TRUE(e->devices()[0]->health().is_ok());
+
+  std::vector<std::string> ids;
+  for (int i = 0; i < 10; ++i) ids.push_back(submit(*e));
+  for (const auto& id : ids) expect_verifies(finished(*e, id));
+  EngineStatus s = e->status();
+  EXPECT_EQ(s.devices[0].resets, 1u);
+  EXPECT_EQ(s.devices[0].failed, 1u);
+  EXPECT_FALSE(s.devices[0].poisoned);
+  expect_at_baseline(*e);
+  EXPECT_NE(e->metrics_text().find("cuzk_device_resets_total{device=\"cuda:0\"} 1"), std::string::npos);
+}
+
+TEST_F(CudaFaultTest, NonStickyFaultsFailOnlyTheirJobAndDoNotReset) {
+  CUZK_SKIP_WITHOUT_DEVICE();
+  auto e = make_engine();
+  ASSERT_NE(e, nullptr);
+  for (const char* spec : {"alloc:1", "copy:1", "kernel:1"}) {
+    ASSERT_TRUE(cuda::arm_faults(spec).is_ok());
+    JobRecord bad = finished(*e, submit(*e));
+    EXPECT_EQ(bad.state, JobState::kFailed) << spec;
+    EXPECT_NE(bad.error.message().find("injected"), std::string::npos) << bad.error.message();
+    cuda::disarm_faults();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i) ids.push_back(submit(*e));
+    for (const auto& id : ids) expect_verifies(finished(*e, id));
+    expect_at_baseline(*e);
+  }
+  EngineStatus s = e->status();
+  EXPECT_EQ(s.devices[0].resets, 0u);
+  EXPECT_EQ(s.devices[0].failed, 3u);
+}
+
+}  // namespace
+}  // namespace cuzk::engine
