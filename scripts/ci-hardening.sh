@@ -29,6 +29,7 @@ cmake --build "$build" -j "$jobs"
 # halt_on_error and -fno-sanitize-recover: the first report fails the test that made it.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp}
 stage "unit tests under ASan + UBSan"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" -L unit
 
