@@ -92,6 +92,7 @@ int cmd_verify(const std::string& vk_path, const std::string& pub_path, const st
     using Fr = typename C::Fr;
     auto vk = formats::vk_from_json<C>(*vk_json, formats::file_label(vk_path));
     if (!vk.is_ok()) return fail(vk.status(), "verify");
+    if (Status s = groth16::check_alphabeta<C>(*vk, vk_label); !s.is_ok()) return fail(s, "verify");
     auto proof = formats::read_proof_json<C>(proof_path);
     if (!proof.is_ok()) return fail(proof.status(), "verify");
     auto pub = formats::read_public_json<Fr>(pub_path);

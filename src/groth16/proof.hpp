@@ -31,4 +31,12 @@ VerifyingKey<C> make_verifying_key(const ec::Affine<typename C::G1>& alpha1, con
   return vk;
 }
 
+// The verifier recomputes e(alpha1, beta2), so a changed vk_alphabeta_12 would go unnoticed;
+// a key whose stored pairing disagrees with its points was altered after export.
+template <class C>
+Status check_alphabeta(const VerifyingKey<C>& vk, const std::string& label) {
+  if (vk.alphabeta_12 == pairing::pairing_compat(vk.alpha1, vk.beta2)) return Status::ok();
+  return invalid_argument(label + ": vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2): the key was altered");
+}
+
 }  // namespace cuzk::groth16

@@ -31,7 +31,7 @@ flip() {  # flip FILE OFFSET: xor the byte with a random nonzero value
   put_byte "$1" "$2" $((v ^ (1 + $(rand 255))))
 }
 fail() {
-  printf 'FAIL  [%s] %s\n' "$1" "$2"
+  printf 'FAIL  [%s] %s%s\n' "$1" "$2" "${where:+ ($where)}"
   failures=$((failures + 1))
 }
 
@@ -233,11 +233,19 @@ for f in vk public proof; do
       ((w != 32 && w != 10 && w != 9 && w != 13)) && break
     done
     put_byte "$m/$f.json" "$off" "$w"
+    where="$f.json byte $off: $(head -c $((off + 1)) "$bn/$f.json" | tail -c 40 | tr '\n' ' ') -> $(printf "\\$(printf '%03o' "$w")")"
     args=("$bn/vk.json" "$bn/public.json" "$bn/proof.json")
     case $f in vk) args[0]=$m/$f.json ;; public) args[1]=$m/$f.json ;; proof) args[2]=$m/$f.json ;; esac
     check flipped-json strict "$f.json" verify "${args[@]}"
+    where=
   done
 done
+# vk_alphabeta_12 is stored, not needed to verify: a changed digit must still be refused.
+ab=$(grep -bo '"vk_alphabeta_12"' "$bn/vk.json" | cut -d: -f1)
+ab=$(($(tail -c +$((ab + 1)) "$bn/vk.json" | grep -bo '[0-9]"' | head -1 | cut -d: -f1) + ab))
+cp "$bn/vk.json" "$m/vk.json"
+put_byte "$m/vk.json" "$ab" $((48 + ($(byte_at "$bn/vk.json" "$ab") - 48 + 1) % 10))
+check altered-alphabeta strict vk.json verify "$m/vk.json" "$bn/public.json" "$bn/proof.json"
 check other-curve strict proof.json verify "$bn/vk.json" "$tmp/bls/public.json" "$tmp/bls/proof.json"
 check other-curve strict proof.json verify "$tmp/bls/vk.json" "$bn/public.json" "$bn/proof.json"
 check other-circuit strict vk.json verify "$tmp/bn2/vk.json" "$bn/public.json" "$bn/proof.json"
