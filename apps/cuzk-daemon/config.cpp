@@ -165,6 +165,11 @@ Result<DaemonConfig> load_config(const std::string& path) {
   }
   CUZK_RETURN_IF_ERROR(dev.get("cpu_threads", c.cpu_threads));
   CUZK_RETURN_IF_ERROR(dev.bytes("cpu_memory_bytes", c.cpu_memory_bytes));
+  CUZK_RETURN_IF_ERROR(dev.get("on_device_lost", c.on_device_lost));
+  if (c.on_device_lost != "restart" && c.on_device_lost != "continue") {
+    return invalid_argument("config " + path + ": [devices] on_device_lost is \"" + c.on_device_lost +
+                            "\", expected \"restart\" or \"continue\"");
+  }
   CUZK_RETURN_IF_ERROR(dev.no_unknown_keys());
 
   Table st(root["selftest"].as_table(), "selftest");

@@ -33,11 +33,18 @@ struct DaemonConfig {
   std::optional<bool> cpu_device;         // unset: only when there is no GPU
   unsigned cpu_threads = 0;
   uint64_t cpu_memory_bytes = 0;  // 0: the host budget
+  // A device that cannot be reset after a sticky fault: "restart" drains and exits with
+  // kExitDeviceLost at once; "continue" serves on the other devices and exits when none is left.
+  std::string on_device_lost = "restart";
   bool selftest = true;
   uint32_t selftest_constraints = 59;
   std::vector<CircuitConfig> circuits;
   std::string log_level = "info";
 };
+
+// The exit status for "a device was lost, restart me" (EX_TEMPFAIL): systemd's
+// Restart=on-failure restarts the daemon, whose fresh process gets a fresh device context.
+constexpr int kExitDeviceLost = 75;
 
 // The defaults, then `path` on top when non-empty. Unknown keys are errors (typos would
 // otherwise pass silently).

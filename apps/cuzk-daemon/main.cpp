@@ -1,12 +1,17 @@
 // cuzk-daemon: the persistent proving service. Loads its config (or the defaults), brings
 // up the devices and the engine, registers the configured circuits, proves a self-test on
 // every device, serves gRPC and the HTTP endpoints, and on SIGTERM/SIGINT stops admitting,
-// lets jobs in flight finish within the grace period, and exits 0.
+// lets jobs in flight finish within the grace period, and exits 0. A device lost for good
+// (its reset failed after a sticky fault) drains the same way and exits 75, for the
+// supervisor to restart the daemon ([devices] on_device_lost).
 #include <pthread.h>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -47,6 +52,34 @@ engine::LogSink spdlog_sink(std::shared_ptr<spdlog::logger> log) {
     }
   };
 }
+
+// Why the daemon stops, set once by the first of: a signal (exit 0), a lost device (exit 75).
+class StopRequest {
+ public:
+  void set(std::string why, int exit_code) {
+    {
+      std::lock_guard lock(mu_);
+      if (set_) return;
+      set_ = true;
+      why_ = std::move(why);
+      exit_code_ = exit_code;
+    }
+    cv_.notify_all();
+  }
+  // Blocks until set; the reason and the exit status.
+  std::pair<std::string, int> wait() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return set_; });
+    return {why_, exit_code_};
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool set_ = false;
+  std::string why_;
+  int exit_code_ = 0;
+};
 
 // "127.0.0.1:9464" -> host, port.
 bool split_host_port(const std::string& addr, std::string& host, int& port) {
@@ -112,6 +145,24 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
               engine::format_bytes(d->memory().limit()));
   }
   engine::Engine eng(ecfg, std::move(devices), spdlog_sink(log));
+  // Shared with the signal thread, which outlives run() (it stays in sigwait until exit).
+  auto stop = std::make_shared<StopRequest>();
+  std::thread([stop, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    stop->set(sig == SIGTERM ? "SIGTERM" : "SIGINT", 0);
+  }).detach();
+  eng.on_device_dead([&eng, stop, log, policy = cfg.on_device_lost](const engine::Device& d, const Status& why) {
+    const size_t left = eng.live_devices();
+    if (policy == "continue" && left > 0) {
+      log->error("{} is lost for this process ({}); serving on {} other device(s) (on_device_lost = \"continue\")",
+                 d.id(), why.message(), left);
+      return;
+    }
+    stop->set(d.id() + " could not be reset after a sticky fault (" + why.message() +
+                  "); exiting with status 75 for the supervisor to restart the daemon",
+              daemon::kExitDeviceLost);
+  });
 
   for (const auto& c : cfg.circuits) {
     auto r = eng.register_circuit(c.id, c.zkey, c.preload);
@@ -168,14 +219,17 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
     log->warn("self-test disabled: /readyz stays 503");
   }
 
-  int sig = 0;
-  sigwait(&signals, &sig);
-  log->info("{}: draining (grace {} s)", sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_grace_seconds);
+  auto [why, exit_code] = stop->wait();
+  if (exit_code == 0) {
+    log->info("{}: draining (grace {} s)", why, cfg.shutdown_grace_seconds);
+  } else {
+    log->error("{}: draining (grace {} s)", why, cfg.shutdown_grace_seconds);
+  }
   eng.shutdown(std::chrono::seconds(cfg.shutdown_grace_seconds));
   (*grpc_server)->shutdown(2000);
   if (http) http->stop();
-  log->info("stopped");
-  return 0;
+  log->info("stopped (exit status {})", exit_code);
+  return exit_code;
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/fault_spec.hpp"
+
 namespace cuzk::cuda {
 namespace {
 
@@ -24,46 +26,9 @@ struct Faults {
 };
 
 Result<std::vector<Rule>> parse(const std::string& spec) {
+  CUZK_ASSIGN_OR_RETURN(auto parsed, parse_fault_spec(spec, {"alloc", "copy", "kernel", "sticky"}, "CUZK_FAULT"));
   std::vector<Rule> rules;
-  size_t pos = 0;
-  while (pos < spec.size()) {
-    size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const size_t colon = item.find(':');
-    auto bad = [&](const std::string& why) {
-      return invalid_argument("CUZK_FAULT rule '" + item + "': " + why +
-                              " (expected kind:N or kind:N@site, kind alloc|copy|kernel|sticky)");
-    };
-    if (colon == std::string::npos) return bad("no ':'");
-    const std::string kind = item.substr(0, colon);
-    Rule r{};
-    if (kind == "alloc") {
-      r.kind = FaultKind::kAlloc;
-    } else if (kind == "copy") {
-      r.kind = FaultKind::kCopy;
-    } else if (kind == "kernel") {
-      r.kind = FaultKind::kKernel;
-    } else if (kind == "sticky") {
-      r.kind = FaultKind::kSticky;
-    } else {
-      return bad("unknown kind '" + kind + "'");
-    }
-    std::string rest = item.substr(colon + 1);
-    const size_t at = rest.find('@');
-    if (at != std::string::npos) {
-      r.site = rest.substr(at + 1);
-      rest = rest.substr(0, at);
-    }
-    const bool digits = !rest.empty() && rest.size() <= 18 &&
-                        rest.find_first_not_of("0123456789") == std::string::npos;
-    const unsigned long long n = digits ? std::strtoull(rest.c_str(), nullptr, 10) : 0;
-    if (n == 0) return bad("N must be a positive integer");
-    r.nth = n;
-    rules.push_back(std::move(r));
-  }
+  for (FaultRuleSpec& p : parsed) rules.push_back(Rule{FaultKind(p.kind), p.nth, std::move(p.site)});
   return rules;
 }
 
@@ -131,14 +96,15 @@ Status inject_fault(FaultKind kind, const char* site) {
     ++f.counts[size_t(kind)];
     if (!f.env_error.is_ok()) return f.env_error;
     const std::string where = site != nullptr ? site : "";
+    // Every rule this operation matches counts it ("alloc:1,alloc:2" fails the first two);
+    // the first that reaches its N fires.
     for (Rule& r : f.rules) {
       if (r.spent || r.kind != kind) continue;
       if (!r.site.empty() && where.find(r.site) == std::string::npos) continue;
-      if (++r.seen != r.nth) continue;
+      if (++r.seen != r.nth || !msg.empty()) continue;
       r.spent = true;
       msg = std::string("injected ") + fault_kind_name(kind) + " fault at " + where + " (rule " +
             fault_kind_name(kind) + ":" + std::to_string(r.nth) + (r.site.empty() ? "" : "@" + r.site) + ")";
-      break;
     }
   }
   if (msg.empty()) return Status::ok();

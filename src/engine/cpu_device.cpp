@@ -7,39 +7,44 @@
 #include <string>
 #include <vector>
 
+#include "core/fault_spec.hpp"
 #include "core/thread_pool.hpp"
 #include "ec/curves.hpp"
 #include "groth16/backend.hpp"
 
 namespace cuzk::engine {
 
-// The stage calls a fault rule counts: uploads (alloc), read-backs (copy), computes
-// (kernel, sticky).
-enum class CpuFaultKind { kAlloc, kCopy, kKernel, kSticky };
+// The calls a fault rule counts: uploads (alloc), read-backs (copy), computes (kernel,
+// sticky) and resets (reset). The order is the kinds' order in arm_faults.
+enum class CpuFaultKind { kAlloc, kCopy, kKernel, kSticky, kReset };
 
 struct CpuFaultRules {
   struct Rule {
     CpuFaultKind kind;
     uint64_t nth;
+    std::string site;  // substring of the call's name (upload, compute, read_back, reset)
+    std::string text;
+    uint64_t seen = 0;
   };
   std::mutex mu;
   std::vector<Rule> rules;
-  uint64_t uploads = 0, read_backs = 0, computes = 0;
 
-  // The rule that fires on this call, if any (spent once fired).
-  std::optional<Rule> hit(CpuFaultKind call) {
+  // The rule that fires on this call, if any (spent once fired). Every rule this call
+  // matches counts it, so "reset:1,reset:2" fails the first two resets.
+  std::optional<Rule> hit(CpuFaultKind call, const char* site) {
     std::lock_guard lock(mu);
-    uint64_t& n = call == CpuFaultKind::kAlloc ? uploads : call == CpuFaultKind::kCopy ? read_backs : computes;
-    ++n;
-    for (auto it = rules.begin(); it != rules.end(); ++it) {
+    std::optional<Rule> fired;
+    for (auto it = rules.begin(); it != rules.end();) {
       const bool counts_here = it->kind == call || (call == CpuFaultKind::kKernel && it->kind == CpuFaultKind::kSticky);
-      if (counts_here && it->nth == n) {
-        Rule r = *it;
-        rules.erase(it);
-        return r;
+      if (counts_here && (it->site.empty() || std::string(site).find(it->site) != std::string::npos) &&
+          ++it->seen == it->nth && !fired) {
+        fired = *it;
+        it = rules.erase(it);
+        continue;
       }
+      ++it;
     }
-    return std::nullopt;
+    return fired;
   }
 };
 
@@ -102,21 +107,18 @@ class ContextBackend final : public groth16::Backend<C> {
  private:
   Status check(CpuFaultKind call, const char* stage) {
     if (ctx_.lost) return ctx_.lost_status();
-    auto rule = faults_.hit(call);
+    auto rule = faults_.hit(call, stage);
     if (!rule) return Status::ok();
-    const std::string where = ctx_.device + ": injected fault at " + stage + " (rule ";
+    const std::string where = ctx_.device + ": injected fault at " + stage + " (rule " + rule->text + ")";
     switch (rule->kind) {
       case CpuFaultKind::kAlloc:
-        return {StatusCode::kResourceExhausted, where + "alloc:" + std::to_string(rule->nth) + ")"};
-      case CpuFaultKind::kCopy:
-        return internal_error(where + "copy:" + std::to_string(rule->nth) + ")");
-      case CpuFaultKind::kKernel:
-        return internal_error(where + "kernel:" + std::to_string(rule->nth) + ")");
+        return {StatusCode::kResourceExhausted, where};
       case CpuFaultKind::kSticky:
         ctx_.lost = true;
-        return {StatusCode::kDeviceLost, where + "sticky:" + std::to_string(rule->nth) + "): the context is lost"};
+        return {StatusCode::kDeviceLost, where + ": the context is lost"};
+      default:
+        return internal_error(where);
     }
-    return Status::ok();
   }
 
   groth16::CpuBackend<C> inner_;
@@ -156,46 +158,20 @@ ThreadPool& CpuDevice::host_pool() { return *pool_; }
 Status CpuDevice::health() { return b_->ctx.lost ? b_->ctx.lost_status() : Status::ok(); }
 
 Status CpuDevice::reset() {
+  if (auto rule = faults_->hit(CpuFaultKind::kReset, "reset")) {
+    return {StatusCode::kDeviceLost, id() + ": injected reset failure (rule " + rule->text + "): the context stays lost"};
+  }
   b_ = std::make_unique<Backends>(id(), *pool_, *faults_);
   set_baseline(measured_in_use());
   return Status::ok();
 }
 
 Status CpuDevice::arm_faults(const std::string& spec) {
+  CUZK_ASSIGN_OR_RETURN(auto parsed, parse_fault_spec(spec, {"alloc", "copy", "kernel", "sticky", "reset"}, id()));
   std::vector<CpuFaultRules::Rule> rules;
-  size_t pos = 0;
-  while (pos < spec.size()) {
-    size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    auto bad = [&] {
-      return invalid_argument(id() + ": fault rule '" + item + "' (expected kind:N, kind alloc|copy|kernel|sticky)");
-    };
-    const size_t colon = item.find(':');
-    if (colon == std::string::npos) return bad();
-    const std::string kind = item.substr(0, colon), n = item.substr(colon + 1);
-    CpuFaultRules::Rule r{};
-    if (kind == "alloc") {
-      r.kind = CpuFaultKind::kAlloc;
-    } else if (kind == "copy") {
-      r.kind = CpuFaultKind::kCopy;
-    } else if (kind == "kernel") {
-      r.kind = CpuFaultKind::kKernel;
-    } else if (kind == "sticky") {
-      r.kind = CpuFaultKind::kSticky;
-    } else {
-      return bad();
-    }
-    if (n.empty() || n.size() > 18 || n.find_first_not_of("0123456789") != std::string::npos) return bad();
-    r.nth = std::stoull(n);
-    if (r.nth == 0) return bad();
-    rules.push_back(r);
-  }
+  for (FaultRuleSpec& p : parsed) rules.push_back({CpuFaultKind(p.kind), p.nth, std::move(p.site), std::move(p.text)});
   std::lock_guard lock(faults_->mu);
   faults_->rules = std::move(rules);
-  faults_->uploads = faults_->read_backs = faults_->computes = 0;
   return Status::ok();
 }
 

@@ -34,11 +34,12 @@ class CpuDevice final : public Device {
   Status reset() override;
   ~CpuDevice() override;
 
-  // Injected faults, comma-separated "kind:N" like CUZK_FAULT (cuda/fault.hpp), counted
+  // Injected faults, "kind:N[@site]" rules like CUZK_FAULT (core/fault_spec.hpp), counted
   // from arming over this device's backend calls: alloc:N fails the Nth upload with
   // kResourceExhausted, copy:N the Nth read-back and kernel:N the Nth compute with
-  // kInternal; sticky:N loses the context at the Nth compute. Replaces earlier rules; an
-  // empty spec disarms. INVALID_ARGUMENT for a malformed spec.
+  // kInternal; sticky:N loses the context at the Nth compute; reset:N fails the Nth reset
+  // (the context stays lost, as a GPU's does when cudaDeviceReset cannot bring it back).
+  // Replaces earlier rules; an empty spec disarms. INVALID_ARGUMENT for a malformed spec.
   Status arm_faults(const std::string& spec);
 
  private:

@@ -16,6 +16,11 @@ void DeviceRecovery::report(Device& device, const Status& fault) {
   cv_.notify_all();
 }
 
+void DeviceRecovery::on_dead(DeadHandler h) {
+  std::lock_guard lock(mu_);
+  on_dead_ = std::move(h);
+}
+
 void DeviceRecovery::stop() {
   {
     std::lock_guard lock(mu_);
@@ -66,6 +71,13 @@ void DeviceRecovery::recover(Device& device, const Status& fault) {
   if (!device.health().is_ok()) {
     device.bury();
     log(LogLevel::kError, "the device could not be reset and takes no more work: " + st.message());
+    p_.metrics.count("device_lost", "device", device.id());
+    DeadHandler handler;
+    {
+      std::lock_guard lock(mu_);
+      handler = on_dead_;
+    }
+    if (handler) handler(device, st);
     return;
   }
   if (!st.is_ok()) log(LogLevel::kError, "reset, but " + st.message());

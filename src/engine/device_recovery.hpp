@@ -11,11 +11,15 @@
 //      the CPU), and every key is prepared (re-uploaded) there again;
 //   3. checks the device against its new idle baseline, counts the reset, and heals the
 //      device, which serves again. A device whose reset fails three times is buried: it
-//      takes no work for the rest of the process.
+//      takes no work for the rest of the process, and the dead-device handler (if set) is
+//      told: on the H200 a sticky fault cannot be reset inside the process (the context
+//      comes back cudaErrorDevicesUnavailable), so the daemon's answer is to drain and exit
+//      for its supervisor to restart it (apps/cuzk-daemon, [devices] on_device_lost).
 #pragma once
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -37,6 +41,10 @@ class DeviceRecovery {
   void report(Device& device, const Status& fault);
   // Finishes the recovery in progress, if any, and stops the thread.
   void stop();
+  // Called on the recovery thread once per device that could not be reset (and is buried),
+  // with the last reset's error. Replaces an earlier handler.
+  using DeadHandler = std::function<void(const Device&, const Status&)>;
+  void on_dead(DeadHandler h);
 
  private:
   void run();
@@ -47,6 +55,7 @@ class DeviceRecovery {
   std::condition_variable cv_;
   std::deque<std::pair<Device*, Status>> pending_;
   bool stopping_ = false;
+  DeadHandler on_dead_;
   std::thread thread_;
 };
 

@@ -85,6 +85,12 @@ Status Engine::self_test(const std::string& circuit_id, std::span<const uint8_t>
   return Status::ok();
 }
 
+size_t Engine::live_devices() const {
+  size_t n = 0;
+  for (const Device* d : pipeline_.devices) n += d->dead() ? 0 : 1;
+  return n;
+}
+
 EngineStatus Engine::status() const {
   EngineStatus s;
   s.ready = ready();
@@ -137,9 +143,10 @@ std::string Engine::metrics_text() const {
     }
   }
   write_gauge(out, "cuzk_queue_depth", "Proofs waiting in a stage queue", depth);
-  std::vector<GaugeSample> total, free, reserved, baseline, busy;
+  std::vector<GaugeSample> total, free, reserved, baseline, busy, up;
   for (const auto& d : s.devices) {
     std::string l = "device=\"" + d.id + "\"";
+    up.push_back({l, d.dead ? 0.0 : 1.0});
     total.push_back({l, double(d.total_bytes)});
     free.push_back({l, double(d.free_bytes)});
     reserved.push_back({l, double(d.reserved_bytes)});
@@ -151,6 +158,8 @@ std::string Engine::metrics_text() const {
   write_gauge(out, "cuzk_device_memory_reserved_bytes", "Device memory reserved by proofs in flight", reserved);
   write_gauge(out, "cuzk_device_memory_baseline_bytes", "Device memory in use when idle", baseline);
   write_gauge(out, "cuzk_device_busy_workers", "Workers in or waiting for the kernel region", busy);
+  write_gauge(out, "cuzk_device_up",
+              "0 once a device could not be reset after a sticky fault (it takes no more work in this process)", up);
   return out;
 }
 

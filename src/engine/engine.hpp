@@ -73,7 +73,13 @@ class Engine {
 
   // One proof of `circuit_id` on every device, verified: readiness needs it to pass.
   Status self_test(const std::string& circuit_id, std::span<const uint8_t> wtns, std::chrono::milliseconds timeout);
-  bool ready() const { return ready_ && !admission_.draining(); }
+  // Ready: the self-test passed, the engine admits, and some device can still prove.
+  bool ready() const { return ready_ && !admission_.draining() && live_devices() > 0; }
+  // Devices not buried (a device being reset counts: it may come back).
+  size_t live_devices() const;
+  // Called (on the recovery thread) for each device that could not be reset after a
+  // sticky fault and takes no more work in this process (device_recovery.hpp).
+  void on_device_dead(DeviceRecovery::DeadHandler h) { recovery_.on_dead(std::move(h)); }
 
   EngineStatus status() const;
   std::string metrics_text() const;

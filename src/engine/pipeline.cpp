@@ -39,7 +39,7 @@ void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& erro
   const bool sticky = fault.code() == StatusCode::kDeviceLost;
   StatusCode code = error.code() == StatusCode::kResourceExhausted ? error.code() : StatusCode::kInternal;
   std::string msg = device.id() + ": " + error.message();
-  if (sticky) msg = device.id() + ": sticky device fault (the device is reset and serves again): " + error.message();
+  if (sticky) msg = device.id() + ": sticky device fault (the device is being reset): " + error.message();
   fail(std::move(proof), Status(code, msg));
   if (sticky) {
     if (device.poison() && recovery != nullptr) recovery->report(device, fault);

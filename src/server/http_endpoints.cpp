@@ -16,7 +16,10 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const engine::Engine
   h->http_->Get("/readyz", [&engine](const httplib::Request&, httplib::Response& res) {
     bool ready = engine.ready();
     res.status = ready ? 200 : 503;
-    res.set_content(ready ? "ready\n" : "not ready: keys loading or self-test not passed\n", "text/plain");
+    const char* why = engine.live_devices() == 0 ? "not ready: no device left to prove on (each was lost)\n"
+                      : engine.status().draining ? "not ready: draining\n"
+                                                 : "not ready: keys loading or self-test not passed\n";
+    res.set_content(ready ? "ready\n" : why, "text/plain");
   });
   if (port == 0) {
     h->port_ = h->http_->bind_to_any_port(host);

@@ -102,6 +102,38 @@ expect 0 "1 resets" "sticky fault: status counts one reset" "${c[@]}" status
 expect 0 "on cpu:0 mapped" "status: the key's tier on the device" "${c[@]}" status
 stop_daemon
 
+# A device that cannot be reset (the H200's case: no reset brings a trapped context back
+# inside the process): the faulted proof fails, all three resets fail, the device is buried,
+# and the daemon drains and exits 75 for its supervisor to restart it; a fresh process
+# proves again.
+export CUZK_FAULT=sticky:2,reset:1,reset:2,reset:3
+start_daemon
+unset CUZK_FAULT
+"${c[@]}" register small "$tmp/k.zkey" --preload >/dev/null 2>&1
+expect 1 "sticky device fault" "lost device: the faulted proof fails with the reason" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+rc=0
+if timeout 60 tail --pid=$pid -f /dev/null; then
+  wait $pid || rc=$?
+else
+  kill -KILL $pid
+  wait $pid || true
+  rc="none: still running after 60 s"
+fi
+pid=
+if [[ $rc == 75 ]]; then pass "lost device: the daemon drains and exits 75"; else bad "lost device: exit $rc, wanted 75"; fi
+if grep -q "could not be reset after a sticky fault" "$tmp/daemon.log"; then
+  pass "lost device: the log says why it exits"
+else
+  bad "lost device: no reason in the log: $(tail -3 "$tmp/daemon.log")"
+fi
+if [[ ! -e $sock ]]; then pass "lost device: the socket is removed"; else bad "lost device: the socket is left behind"; fi
+start_daemon
+"${c[@]}" register small "$tmp/k.zkey" --preload >/dev/null 2>&1
+expect 0 "OK on cpu:0" "lost device: the restarted daemon proves" \
+  "${c[@]}" prove --circuit small --wtns "$tmp/w.wtns" --proof /dev/null
+stop_daemon
+
 # A restart on the same socket, with the example config (paths overridden by flags).
 start_daemon --config "$example"
 expect 0 "ready" "restart with the example config: ready" "${c[@]}" status
@@ -139,6 +171,9 @@ fi
 
 printf '[engine]\nno_such_knob = 1\n' >"$tmp/bad.toml"
 expect 1 "no key \"no_such_knob\"" "an unknown config key is refused" "$daemon" --config "$tmp/bad.toml" --socket "$sock"
+printf '[devices]\non_device_lost = "sometimes"\n' >"$tmp/bad.toml"
+expect 1 "expected \"restart\" or \"continue\"" "a bad on_device_lost is refused" \
+  "$daemon" --config "$tmp/bad.toml" --socket "$sock"
 
 if ((failures > 0)); then
   echo "$failures checks failed"

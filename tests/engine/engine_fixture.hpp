@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +42,8 @@ class EngineFixture : public ::testing::Test {
     auto e = std::make_unique<Engine>(cfg, std::move(list), [this](LogLevel, const std::string& line) {
       std::lock_guard lock(log_mu_);
       log_.push_back(line);
+      if (std::getenv("CUZK_TEST_LOG") != nullptr)  // CUZK_TEST_LOG=1: the engine log on stderr
+        std::fprintf(stderr, "log: %s\n", line.c_str());
     });
     auto reg = e->register_circuit("small", small_->zkey, true);
     EXPECT_TRUE(reg.is_ok()) << reg.status().to_string();

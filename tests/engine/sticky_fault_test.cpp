@@ -4,6 +4,9 @@
 // nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <mutex>
+
 #include "engine/engine_fixture.hpp"
 
 namespace cuzk::engine {
@@ -113,6 +116,87 @@ TEST_F(StickyFaultTest, WithTwoDevicesTheHealthyOneTakesTheWorkWhileTheOtherRese
   expect_verifies(finished(*e, pinned->job_id));
 }
 
+TEST_F(StickyFaultTest, AResetThatFailsOnceIsRetriedAndTheDeviceServesAgain) {
+  EngineConfig cfg;
+  cfg.gpu_workers_per_device = 1;
+  auto e = make_engine(cfg);
+  std::atomic<int> dead_calls{0};
+  e->on_device_dead([&](const Device&, const Status&) { ++dead_calls; });
+  ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1").is_ok());
+  EXPECT_EQ(finished(*e, submit(*e)).state, JobState::kFailed);
+  ASSERT_TRUE(eventually([&] { return e->status().devices[0].resets == 1; }));
+  EXPECT_EQ(e->devices()[0]->counters().reset_failures.load(), 1u);
+  EXPECT_TRUE(logged("reset attempt 1 failed"));
+  expect_verifies(finished(*e, submit(*e)));
+  EXPECT_EQ(dead_calls.load(), 0);
+  EXPECT_EQ(e->live_devices(), 1u);
+}
+
+TEST_F(StickyFaultTest, ADeviceThatCannotBeResetIsBuriedReportedOnceAndRefusesWork) {
+  // The H200's behaviour: after a trapped kernel, no reset brings the context back inside
+  // the process. The engine buries the device, tells the handler (the daemon exits for its
+  // supervisor to restart it), is no longer ready, and answers UNAVAILABLE.
+  EngineConfig cfg;
+  cfg.gpu_workers_per_device = 1;
+  auto e = make_engine(cfg);
+  std::mutex mu;
+  std::vector<std::string> dead;
+  e->on_device_dead([&](const Device& d, const Status& why) {
+    std::lock_guard lock(mu);
+    dead.push_back(d.id() + ": " + why.message());
+  });
+  ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1,reset:2,reset:3").is_ok());
+  JobRecord bad = finished(*e, submit(*e));
+  EXPECT_EQ(bad.state, JobState::kFailed);
+  ASSERT_TRUE(eventually([&] { return e->devices()[0]->dead(); }));
+  {
+    std::lock_guard lock(mu);
+    ASSERT_EQ(dead.size(), 1u);
+    EXPECT_NE(dead[0].find("cpu:0: "), std::string::npos) << dead[0];
+    EXPECT_NE(dead[0].find("injected reset failure"), std::string::npos) << dead[0];
+  }
+  EXPECT_EQ(e->devices()[0]->counters().reset_failures.load(), 3u);
+  EXPECT_EQ(e->live_devices(), 0u);
+  EXPECT_FALSE(e->ready());
+  EXPECT_TRUE(e->status().devices[0].dead);
+  EXPECT_NE(e->metrics_text().find("cuzk_device_up{device=\"cpu:0\"} 0"), std::string::npos);
+  EXPECT_NE(e->metrics_text().find("cuzk_device_lost_total{device=\"cpu:0\"} 1"), std::string::npos);
+  EXPECT_TRUE(logged("could not be reset"));
+  JobRecord after = finished(*e, submit(*e));
+  EXPECT_EQ(after.state, JobState::kFailed);
+  EXPECT_EQ(after.error.code(), StatusCode::kUnavailable) << after.error.to_string();
+  // Everything the faulted proof held was freed, even on the dead device.
+  EXPECT_TRUE(eventually([&] { return e->devices()[0]->memory().in_use() == 0 && e->host_memory().in_use() == 0; }));
+}
+
+TEST_F(StickyFaultTest, WithTwoDevicesALostOneLeavesTheOtherServing) {
+  EngineConfig cfg;
+  cfg.gpu_workers_per_device = 1;
+  auto e = make_engine(cfg, 2);
+  std::atomic<int> dead_calls{0};
+  e->on_device_dead([&](const Device& d, const Status&) {
+    EXPECT_EQ(d.index(), 0u);
+    ++dead_calls;
+  });
+  ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1,reset:2,reset:3").is_ok());
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) ids.push_back(submit(*e));
+  int failed = 0;
+  for (const auto& id : ids) {
+    JobRecord r = finished(*e, id);
+    if (r.state == JobState::kFailed) {
+      ++failed;
+    } else {
+      expect_verifies(r);
+    }
+  }
+  EXPECT_GE(failed, 1);
+  EXPECT_LE(failed, 2);
+  ASSERT_TRUE(eventually([&] { return dead_calls.load() == 1; }));
+  EXPECT_EQ(e->live_devices(), 1u);
+  expect_verifies(finished(*e, submit(*e)));
+}
+
 TEST_F(StickyFaultTest, NonStickyFaultsFailOnlyTheirJobAndDoNotReset) {
   for (const char* spec : {"alloc:2", "copy:2", "kernel:2"}) {
     EngineConfig cfg;
@@ -144,10 +228,12 @@ TEST_F(StickyFaultTest, NonStickyFaultsFailOnlyTheirJobAndDoNotReset) {
 
 TEST_F(StickyFaultTest, MalformedFaultSpecIsRefused) {
   CpuDevice d(0, 1 << 20, 1);
-  for (const char* spec : {"sticky", "sticky:0", "sticky:x", "meltdown:1"}) {
+  for (const char* spec : {"sticky", "sticky:0", "sticky:x", "meltdown:1", "reset:", "reset:1x"}) {
     Status st = d.arm_faults(spec);
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << spec;
+    EXPECT_NE(st.message().find(spec), std::string::npos) << st.message();
   }
+  EXPECT_TRUE(d.arm_faults("reset:2,kernel:1@compute").is_ok());
   EXPECT_TRUE(d.arm_faults("").is_ok());
 }
 
