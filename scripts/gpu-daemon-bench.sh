@@ -9,7 +9,10 @@
 #   4. the reference engine's failure replayed: the card capped to 16 GiB, 2 workers, 3 proofs in
 #      flight: every proof succeeds (some through prestage=fallback) and memory returns;
 #   5. the daemon's overhead per proof: the small circuit at concurrency 1 through the daemon
-#      against the in-process `cuzk bench` of the same key (gRPC + queueing + verify).
+#      against the in-process `cuzk bench` of the same key (gRPC + queueing + verify);
+#   6. a lost GPU: CUZK_FAULT=sticky:N traps a kernel during a run of small proofs; the
+#      daemon resets the GPU and serves on, or (the H200's case) reports it lost, drains and
+#      exits 75 for its supervisor; a fresh daemon then proves again.
 # Every proof the daemon returns was verified by it; any FAILED line fails this script.
 #
 # usage: scripts/gpu-daemon-bench.sh BIN_DIR OUT_DIR
@@ -144,9 +147,33 @@ replay() {
   stop_daemon
 }
 
+# A lost GPU (phase 6): the fault lands in one of the small proofs (or the self-test); the
+# daemon either resets in process and serves on, or exits 75; either way a fresh daemon proves.
+lost_device() {
+  local rc=0 outcome
+  CUZK_FAULT=${LOST_FAULT:-sticky:40@msm.} start_daemon 1 daemon-lost.log || true
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    bench small "$small_n" 8 1 normal "lost.log" || true
+    timeout 60 tail --pid="$pid" -f /dev/null || true
+  fi
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    outcome="still serving after the fault: $(grep -c ' OK ' "$OUTD/lost.log" || true) of 8 OK, $(grep -o 'reset done in [0-9]* ms' "$OUTD/daemon-lost.log" | head -1)"
+    stop_daemon || outcome="$outcome; SIGTERM exit not 0"
+  else
+    wait "$pid" || rc=$?
+    pid=
+    outcome="exit status $rc after $(grep -c ' OK ' "$OUTD/lost.log" 2>/dev/null || echo 0) of 8 OK: $(grep -o 'could not be reset after a sticky fault.*' "$OUTD/daemon-lost.log" | head -1 | cut -c1-160)"
+  fi
+  start_daemon 1 daemon-after-lost.log
+  if bench small "$small_n" 3 1 normal "after-lost.log"; then outcome="$outcome; a fresh daemon: 3/3 OK"; else outcome="$outcome; a fresh daemon: FAILED"; fi
+  stop_daemon
+  LOST=$outcome
+}
+
 stream 2
 stream 1
 replay
+lost_device
 "$BIN/cuzk" bench -n "$small_n" --curve "$CURVE" --backend "$BACKEND" -r 9 >"$OUTD/small-inprocess.log" 2>&1
 inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
 
@@ -162,6 +189,7 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
   echo "  - after: $REPLAY_DEVICE"
   echo "  - $REPLAY_KEY"
+  echo "- lost GPU (CUZK_FAULT=${LOST_FAULT:-sticky:40@msm.}): $LOST"
   echo
   echo '```'
   for w in 2 1; do
