@@ -1,7 +1,5 @@
 #include "engine/circuit_key.hpp"
 
-#include <bit>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -40,9 +38,6 @@ struct TypedStaged final : StagedProof {
 template <class C>
 Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, formats::WtnsBuffer wtns, ThreadPool* pool) {
   using Fr = typename C::Fr;
-  using Int = typename Fr::Int;
-  // A .wtns value is Fr::BYTES little-endian bytes: Int's own layout here, so read in place.
-  static_assert(std::endian::native == std::endian::little && sizeof(Int) == Fr::BYTES);
   auto at = formats::locate_wtns<Fr>(wtns.bytes(), "witness");
   if (!at.is_ok()) return invalid_argument(at.status().message());
   if (at->n != key.n_vars) {
@@ -51,17 +46,9 @@ Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, format
   }
   auto out = std::make_unique<TypedWitness<C>>();
   out->owner = std::move(wtns);
-  std::span<const uint8_t> raw = out->owner.align_from(at->values_offset, alignof(Int));
-  if (raw.empty()) {  // no room to align them in place: copy them out, aligned
-    std::span<const uint8_t> tail = out->owner.bytes().subspan(at->values_offset);
-    CUZK_ASSIGN_OR_RETURN(formats::WtnsBuffer copy, formats::WtnsBuffer::allocate(tail.size(), 0));
-    std::memcpy(copy.data(), tail.data(), tail.size());
-    out->owner = std::move(copy);
-    raw = out->owner.bytes();
-  }
-  out->values = {reinterpret_cast<const Int*>(raw.data()), at->n};
-  Status checked = formats::check_wtns_values<Fr>(out->values, at->where, pool);
-  if (!checked.is_ok()) return invalid_argument(checked.message());
+  auto values = formats::borrow_wtns_values<Fr>(out->owner, *at, pool);
+  if (!values.is_ok()) return invalid_argument(values.status().message());
+  out->values = *values;
   return std::unique_ptr<DecodedWitness>(std::move(out));
 }
 

@@ -17,6 +17,7 @@
 #include "formats/curve_id.hpp"
 #include "formats/field_header.hpp"
 #include "formats/mapped_file.hpp"
+#include "formats/wtns_buffer.hpp"
 
 namespace cuzk::formats {
 
@@ -59,6 +60,14 @@ Result<WtnsLayout> locate_wtns(std::span<const uint8_t> bytes, const std::string
 template <class Fr>
 Status check_wtns_values(std::span<const typename Fr::Int> values, const std::string& where,
                          ThreadPool* pool = nullptr);
+
+// The daemon's reader, after locate_wtns: the values of the .wtns in `buf`, checked as
+// parse_wtns checks them (split across `pool`), read in place. They are moved within `buf`
+// to align them for Int when they are not (or copied into a new buffer that `buf` then
+// holds, where there is no room), so `buf` must outlive the span and stay unmoved.
+template <class Fr>
+Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, const WtnsLayout& at,
+                                                             ThreadPool* pool = nullptr);
 
 template <class Fr>
 Status write_wtns(const std::string& path, std::span<const typename Fr::Int> values);
@@ -140,6 +149,24 @@ Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string
   }
   CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(w.values, at.where));
   return w;
+}
+
+template <class Fr>
+Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, const WtnsLayout& at, ThreadPool* pool) {
+  using Int = typename Fr::Int;
+  // A value is Fr::BYTES little-endian bytes: Int's own layout here, so it is read in place.
+  static_assert(std::endian::native == std::endian::little && sizeof(Int) == Fr::BYTES);
+  std::span<const uint8_t> raw = buf.align_from(at.values_offset, alignof(Int));
+  if (raw.empty()) {  // no room to align them in place: copy them out, aligned
+    std::span<const uint8_t> tail = buf.bytes().subspan(at.values_offset);
+    CUZK_ASSIGN_OR_RETURN(WtnsBuffer copy, WtnsBuffer::allocate(tail.size(), 0));
+    std::memcpy(copy.data(), tail.data(), tail.size());
+    buf = std::move(copy);
+    raw = buf.bytes();
+  }
+  std::span<const Int> values{reinterpret_cast<const Int*>(raw.data()), at.n};
+  CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(values, at.where, pool));
+  return values;
 }
 
 template <class Fr>
