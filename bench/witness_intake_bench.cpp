@@ -53,7 +53,9 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
   if (logs.empty()) logs = {22, 24};
   ThreadPool pool;
-  std::printf("| wires | MiB | old: map + copy + 2 checks (ms) | file: pread + 1 check (ms) | stream: chunks + 1 check (ms) | unary: adopt + align + 1 check (ms) |\n");
+  std::printf(
+      "| wires | MiB | old: map + copy + 2 checks (ms) | file: pread + 1 check (ms) | stream: chunks + 1 check (ms) | "
+      "unary: adopt + align + 1 check (ms) |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (unsigned k : logs) {
     const size_t n = size_t(1) << k;
@@ -108,7 +110,8 @@ int run(int argc, char** argv) {
                 unary_ms);
     std::remove(path.c_str());
   }
-  std::printf("\nmedian of %d runs, %zu threads (ThreadPool default); command: witness_intake_bench", kRuns, pool.size());
+  std::printf("\nmedian of %d runs, %zu threads (ThreadPool default); command: witness_intake_bench", kRuns,
+              pool.size());
   for (unsigned k : logs) std::printf(" %u", k);
   std::printf("\n");
   return 0;

@@ -18,8 +18,8 @@ namespace {
 
 template <class C>
 struct TypedWitness final : DecodedWitness {
-  formats::WtnsBuffer owner;                        // the .wtns bytes, held for the job's life
-  std::span<const typename C::Fr::Int> values;      // in `owner`
+  formats::WtnsBuffer owner;                    // the .wtns bytes, held for the job's life
+  std::span<const typename C::Fr::Int> values;  // in `owner`
   uint64_t bytes() const override { return values.size_bytes(); }
 };
 

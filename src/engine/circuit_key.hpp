@@ -57,8 +57,7 @@ struct BackendBytes {
 // length, a value not below r (naming its index) or bytes that are not a .wtns. This is the
 // engine's one range check: the device stages trust a decoded witness. The witness keeps
 // `wtns` and borrows the values from it (aligning them in place when they are not).
-Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, formats::WtnsBuffer wtns,
-                                                       ThreadPool* pool);
+Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, formats::WtnsBuffer wtns, ThreadPool* pool);
 
 class LoadedKey {
  public:

@@ -99,8 +99,8 @@ Result<WtnsBuffer> WtnsBuffer::read_file(const std::string& path, uint64_t max_b
   if (!S_ISREG(st.st_mode)) return invalid_argument(path + ": not a regular file");
   const uint64_t size = uint64_t(st.st_size);
   if (size > max_bytes) {
-    return Status(StatusCode::kResourceExhausted, path + ": " + std::to_string(size) +
-                                                      " bytes exceeds max_witness_bytes " + std::to_string(max_bytes));
+    return Status(StatusCode::kResourceExhausted,
+                  path + ": " + std::to_string(size) + " bytes exceeds max_witness_bytes " + std::to_string(max_bytes));
   }
   CUZK_ASSIGN_OR_RETURN(WtnsBuffer b, allocate(size_t(size)));
   size_t done = 0;

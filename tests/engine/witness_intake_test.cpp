@@ -61,8 +61,8 @@ TEST_F(WitnessIntakeTest, UnreducedValueAtFirstMiddleOrLastIndexIsInvalidArgumen
     EXPECT_EQ(copied.code(), StatusCode::kInvalidArgument) << i;
     EXPECT_NE(copied.message().find(want), std::string::npos) << copied.message();
     // The same through a buffer the job would have borrowed (an adopted request string).
-    Status borrowed =
-        submit_owned(std::make_shared<formats::WtnsBuffer>(formats::WtnsBuffer::adopt(std::string(bad.begin(), bad.end()))));
+    Status borrowed = submit_owned(
+        std::make_shared<formats::WtnsBuffer>(formats::WtnsBuffer::adopt(std::string(bad.begin(), bad.end()))));
     EXPECT_EQ(borrowed.code(), StatusCode::kInvalidArgument) << i;
     EXPECT_NE(borrowed.message().find(want), std::string::npos) << borrowed.message();
   }
@@ -123,7 +123,8 @@ TEST_F(WitnessIntakeTest, BorrowedWitnessesProveAndCarryTheirAdmissionTime) {
 }
 
 TEST_F(WitnessIntakeTest, WitnessFileDeletedOrTruncatedAfterSubmissionStillProves) {
-  const std::string path = dir_->file("intake-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".wtns");
+  const std::string path =
+      dir_->file("intake-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".wtns");
   for (bool truncate : {true, false}) {
     testing::write_bytes(path, small_->wtns);
     auto file = formats::WtnsBuffer::read_file(path, uint64_t(1) << 30);

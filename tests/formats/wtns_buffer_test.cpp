@@ -95,7 +95,7 @@ TEST_F(WtnsBufferTest, RangeCheckNamesTheFirstBadIndexOnAnyPool) {
   const size_t n = v.size();
   for (size_t bad : {size_t(1), n / 2, n - 1}) {
     std::vector<Int> w = v;
-    w[bad] = Fr::MODULUS;  // r itself is the smallest value out of range
+    w[bad] = Fr::MODULUS;                               // r itself is the smallest value out of range
     if (bad + 70000 < n) w[bad + 70000] = Fr::MODULUS;  // a later one, in another thread's piece
     for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &one, &four}) {
       Status s = check_wtns_values<Fr>(w, "w", pool);
