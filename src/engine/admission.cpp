@@ -41,6 +41,13 @@ uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> 
 
 Admission::Admission(Pipeline& p) : p_(p), id_rng_(std::random_device{}()) {}
 
+ThreadPool* Admission::intake_pool(std::optional<size_t> device) const {
+  for (Device* d : p_.devices) {
+    if (!device || d->index() == *device) return &d->host_pool();
+  }
+  return nullptr;
+}
+
 std::string Admission::next_job_id() {
   std::lock_guard lock(id_mu_);
   char buf[24];
@@ -49,10 +56,20 @@ std::string Admission::next_job_id() {
 }
 
 Result<Submitted> Admission::submit(const SubmitRequest& r) {
+  const auto started = r.received_at.value_or(PendingProof::Clock::now());
   if (draining_) return Status(StatusCode::kUnavailable, "the daemon is shutting down and admits no new proofs");
   CUZK_RETURN_IF_ERROR(check_circuit_id(r.circuit_id));
   CUZK_ASSIGN_OR_RETURN(CircuitInfo circuit, p_.keys.info(r.circuit_id));
-  CUZK_ASSIGN_OR_RETURN(auto witness, decode_witness(circuit.shape, r.wtns));
+  formats::WtnsBuffer wtns;
+  if (r.wtns_buffer) {
+    wtns = std::move(*r.wtns_buffer);
+  } else {
+    CUZK_ASSIGN_OR_RETURN(wtns, formats::WtnsBuffer::copy_of(r.wtns));
+  }
+  // Only an idempotent resubmission (same request_id) is compared against it; taken before
+  // decoding, which may move the values within the buffer.
+  const uint64_t digest = r.request_id.empty() ? 0 : payload_digest(r.circuit_id, wtns.bytes());
+  CUZK_ASSIGN_OR_RETURN(auto witness, decode_witness(circuit.shape, std::move(wtns), intake_pool(r.pinned_device)));
 
   // Could it ever fit? Then it is worth queueing; otherwise say so now.
   const uint64_t work = 3 * circuit.shape.domain_bytes();
@@ -79,8 +96,7 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   rec.request_id = r.request_id;
   rec.circuit_id = r.circuit_id;
   rec.priority = r.priority;
-  // Only an idempotent resubmission (same request_id) is compared against it.
-  if (!r.request_id.empty()) rec.payload_digest = payload_digest(r.circuit_id, r.wtns);
+  rec.payload_digest = digest;
   rec.submitted = SystemClock::now();
   CUZK_ASSIGN_OR_RETURN(JobTable::Inserted ins, p_.jobs.insert(rec));
   if (ins.existed) return Submitted{ins.record.job_id, true};
@@ -91,6 +107,7 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   proof->priority = r.priority;
   proof->shape = circuit.shape;
   proof->pinned_device = r.pinned_device;
+  proof->admitted = started;
   p_.track(proof);
   auto reserved = p_.host.reserve(witness->bytes(), r.priority, proof->cancel.get_token());
   if (!reserved.is_ok()) {
@@ -99,6 +116,7 @@ Result<Submitted> Admission::submit(const SubmitRequest& r) {
   }
   proof->host_witness = std::move(*reserved);
   proof->witness = std::move(witness);
+  proof->timings.admission_ms = PendingProof::ms_since(started);
   proof->enter_queue();
   ProofPtr queued = proof;
   if (!p_.scheduler.synthesis().try_push(queued, r.priority)) {

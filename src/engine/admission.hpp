@@ -5,7 +5,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -19,8 +21,15 @@ namespace cuzk::engine {
 struct SubmitRequest {
   std::string request_id, circuit_id;
   Priority priority = Priority::kNormal;
-  std::span<const uint8_t> wtns;        // the .wtns bytes; read during submit only
+  // The .wtns: bytes the job takes over (admission moves them out, leaving the buffer empty;
+  // the values are read in place until the proof is done), or else `wtns`, bytes read during
+  // submit only (copied once into a buffer the job owns).
+  std::shared_ptr<formats::WtnsBuffer> wtns_buffer;
+  std::span<const uint8_t> wtns;
   std::optional<size_t> pinned_device;  // self-tests
+  // When the caller began taking the witness in (reading its file, its stream's first chunk):
+  // the proof's admission_ms and total_ms count from there. Unset: from submit().
+  std::optional<std::chrono::steady_clock::time_point> received_at;
 };
 
 struct Submitted {
@@ -39,6 +48,9 @@ class Admission {
 
  private:
   std::string next_job_id();
+  // The threads that range-check a witness: the host pool of the device it is pinned to, or
+  // of the first device (they are idle between a proof's host stages; null without devices).
+  ThreadPool* intake_pool(std::optional<size_t> device) const;
 
   Pipeline& p_;
   std::atomic<bool> draining_{false};

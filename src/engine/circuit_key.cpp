@@ -1,6 +1,5 @@
 #include "engine/circuit_key.hpp"
 
-#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -17,13 +16,11 @@ namespace cuzk::engine {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 template <class C>
 struct TypedWitness final : DecodedWitness {
-  formats::Witness<typename C::Fr> w;
-  uint64_t bytes() const override { return w.values.size() * sizeof(typename C::Fr::Int); }
+  formats::WtnsBuffer owner;                    // the .wtns bytes, held for the job's life
+  std::span<const typename C::Fr::Int> values;  // in `owner`
+  uint64_t bytes() const override { return values.size_bytes(); }
 };
 
 template <class C>
@@ -39,15 +36,19 @@ struct TypedStaged final : StagedProof {
 };
 
 template <class C>
-Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, std::span<const uint8_t> wtns) {
-  auto w = formats::parse_wtns<typename C::Fr>(wtns, "witness");
-  if (!w.is_ok()) return invalid_argument(w.status().message());
-  if (w->values.size() != key.n_vars) {
-    return invalid_argument("witness has " + std::to_string(w->values.size()) + " values, the circuit's key needs " +
+Result<std::unique_ptr<DecodedWitness>> decode_typed(const KeyShape& key, formats::WtnsBuffer wtns, ThreadPool* pool) {
+  using Fr = typename C::Fr;
+  auto at = formats::locate_wtns<Fr>(wtns.bytes(), "witness");
+  if (!at.is_ok()) return invalid_argument(at.status().message());
+  if (at->n != key.n_vars) {
+    return invalid_argument("witness has " + std::to_string(at->n) + " values, the circuit's key needs " +
                             std::to_string(key.n_vars) + " (nVars): a witness for another circuit?");
   }
   auto out = std::make_unique<TypedWitness<C>>();
-  out->w = std::move(*w);
+  out->owner = std::move(wtns);
+  auto values = formats::borrow_wtns_values<Fr>(out->owner, *at, pool);
+  if (!values.is_ok()) return invalid_argument(values.status().message());
+  out->values = *values;
   return std::unique_ptr<DecodedWitness>(std::move(out));
 }
 
@@ -81,11 +82,9 @@ class TypedKey final : public LoadedKey {
 
   Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const override {
     CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
-    const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
+    // No check_witness here: decode_witness checked the values once, at admission.
+    const auto values = static_cast<const TypedWitness<C>&>(w).values;
     auto staged = std::make_unique<TypedStaged<C>>();
-    auto t0 = Clock::now();
-    CUZK_RETURN_IF_ERROR(held.p->check_witness(values));
-    staged->t.witness_abc += seconds_since(t0);
     CUZK_ASSIGN_OR_RETURN(staged->job, held.p->upload(values, staged->t));
     return std::unique_ptr<StagedProof>(std::move(staged));
   }
@@ -109,7 +108,7 @@ class TypedKey final : public LoadedKey {
     CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
     if (!staged.sums) return internal_error("finalize before read_back");
-    const auto& values = static_cast<const TypedWitness<C>&>(w).w.values;
+    const auto values = static_cast<const TypedWitness<C>&>(w).values;
     using Fr = typename C::Fr;
     auto out = std::make_unique<TypedProof<C>>();
     out->out = held.p->finalize(*staged.sums, values, groth16::os_random<Fr>(), groth16::os_random<Fr>());
@@ -248,9 +247,10 @@ Result<std::unique_ptr<LoadedKey>> load_typed(const std::string& path, std::span
 
 }  // namespace
 
-Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, std::span<const uint8_t> wtns) {
-  if (key.curve == formats::CurveId::kBn254) return decode_typed<bn254::Curve>(key, wtns);
-  return decode_typed<bls12_381::Curve>(key, wtns);
+Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, formats::WtnsBuffer wtns,
+                                                       ThreadPool* pool) {
+  if (key.curve == formats::CurveId::kBn254) return decode_typed<bn254::Curve>(key, std::move(wtns), pool);
+  return decode_typed<bls12_381::Curve>(key, std::move(wtns), pool);
 }
 
 Result<std::unique_ptr<LoadedKey>> LoadedKey::load(const std::string& path, std::span<Device* const> devices) {

@@ -13,10 +13,12 @@
 #include "engine/device.hpp"
 #include "engine/job.hpp"
 #include "engine/key_shape.hpp"
+#include "formats/wtns_buffer.hpp"
 
 namespace cuzk::engine {
 
-// A .wtns checked against a key (curve, length, values below r) and decoded.
+// A .wtns checked against a key (curve, length, values below r) and decoded: it owns the
+// bytes it was decoded from and its values are read in place there.
 class DecodedWitness {
  public:
   virtual ~DecodedWitness() = default;
@@ -50,9 +52,12 @@ struct BackendBytes {
   uint64_t upload = 0, compute = 0;
 };
 
-// Decodes `wtns` for a key of this shape: INVALID_ARGUMENT for the wrong curve, the wrong
-// length or bytes that are not a .wtns.
-Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, std::span<const uint8_t> wtns);
+// Decodes `wtns` for a key of this shape and checks every value below r, split across
+// `pool`'s threads (null: on the caller's): INVALID_ARGUMENT for the wrong curve, the wrong
+// length, a value not below r (naming its index) or bytes that are not a .wtns. This is the
+// engine's one range check: the device stages trust a decoded witness. The witness keeps
+// `wtns` and borrows the values from it (aligning them in place when they are not).
+Result<std::unique_ptr<DecodedWitness>> decode_witness(const KeyShape& key, formats::WtnsBuffer wtns, ThreadPool* pool);
 
 class LoadedKey {
  public:
@@ -66,8 +71,9 @@ class LoadedKey {
   const KeyShape& shape() const { return shape_; }
 
   virtual BackendBytes backend_bytes(size_t device) const = 0;
-  // The device stages on devices[device]. (a) checks the witness and uploads it (outside
-  // the lock, or inside on the fallback path); `w` must outlive the staged proof.
+  // The device stages on devices[device]. (a) uploads the witness, checked by
+  // decode_witness (outside the lock, or inside on the fallback path); `w` must outlive
+  // the staged proof.
   virtual Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const = 0;
   // (b) the kernel region: synthesis, H, the five MSMs.
   virtual Status compute(size_t device, StagedProof& p) const = 0;

@@ -34,6 +34,7 @@ inline const char* job_state_name(JobState s) {
 
 // Milliseconds per stage of one proof (proto ProofTimings).
 struct ProofTimings {
+  double admission_ms = 0;  // witness intake: read, decoded, range-checked, queued
   double queue_wait_ms = 0, key_load_ms = 0, synthesis_ms = 0, prestage_ms = 0;
   bool prestage_fallback = false;
   double gpu_compute_ms = 0, ntt_h_ms = 0;

@@ -3,6 +3,7 @@
 //   section 2: nWitness values, each n8 bytes little-endian in *standard* form.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -11,10 +12,12 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "core/thread_pool.hpp"
 #include "formats/binfile.hpp"
 #include "formats/curve_id.hpp"
 #include "formats/field_header.hpp"
 #include "formats/mapped_file.hpp"
+#include "formats/wtns_buffer.hpp"
 
 namespace cuzk::formats {
 
@@ -37,10 +40,34 @@ struct Witness {
 template <class Fr>
 Result<Witness<Fr>> read_wtns(const std::string& path);
 
-// The same checks on a .wtns already in memory (a daemon receives witnesses as bytes);
-// `label` names it in messages.
+// The same checks on a .wtns already in memory; `label` names it in messages.
 template <class Fr>
 Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string& label);
+
+// Where the values of a .wtns in memory lie, with its header checked (n8 and r for Fr,
+// nWitness against the values section's size) and no value read: a daemon borrows the
+// values in place (wtns_buffer.hpp) and range-checks them once, in parallel.
+struct WtnsLayout {
+  uint32_t n = 0;            // nWitness
+  size_t values_offset = 0;  // of the values section, from the first byte
+  std::string where;         // "<label>: section 2 (values)", for messages
+};
+template <class Fr>
+Result<WtnsLayout> locate_wtns(std::span<const uint8_t> bytes, const std::string& label);
+
+// DATA_LOSS naming the first value that is not below r (`where` prefixes the message), or
+// a value 0 that is not 1. With a pool the values are split across its threads.
+template <class Fr>
+Status check_wtns_values(std::span<const typename Fr::Int> values, const std::string& where,
+                         ThreadPool* pool = nullptr);
+
+// The daemon's reader, after locate_wtns: the values of the .wtns in `buf`, checked as
+// parse_wtns checks them (split across `pool`), read in place. They are moved within `buf`
+// to align them for Int when they are not (or copied into a new buffer that `buf` then
+// holds, where there is no room), so `buf` must outlive the span and stay unmoved.
+template <class Fr>
+Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, const WtnsLayout& at,
+                                                             ThreadPool* pool = nullptr);
 
 template <class Fr>
 Status write_wtns(const std::string& path, std::span<const typename Fr::Int> values);
@@ -54,43 +81,92 @@ Result<Witness<Fr>> read_wtns(const std::string& path) {
 }
 
 template <class Fr>
-Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string& label) {
+Result<WtnsLayout> locate_wtns(std::span<const uint8_t> bytes, const std::string& label) {
   CUZK_ASSIGN_OR_RETURN(BinFile bin, BinFile::parse(bytes, label, "wtns", 2, 2, &wtns_section::name));
   constexpr uint32_t n8 = uint32_t(Fr::BYTES);  // read_scalar_field_prime checks the file's n8
-  uint32_t n = 0;
+  WtnsLayout out;
   {
     CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(wtns_section::kHeader));
     SectionReader in(sec, bin.where(wtns_section::kHeader));
     CUZK_RETURN_IF_ERROR(read_scalar_field_prime<Fr>(in));
-    CUZK_RETURN_IF_ERROR(in.u32(n, "nWitness"));
+    CUZK_RETURN_IF_ERROR(in.u32(out.n, "nWitness"));
     CUZK_RETURN_IF_ERROR(in.expect_end());
   }
   CUZK_ASSIGN_OR_RETURN(auto sec, bin.section(wtns_section::kValues));
-  std::string where = bin.where(wtns_section::kValues);
-  if (sec.size() != uint64_t(n) * n8) {
-    return data_loss(where + " has " + std::to_string(sec.size()) + " bytes, expected " +
-                     std::to_string(uint64_t(n) * n8) + " (nWitness " + std::to_string(n) + " x " +
+  out.where = bin.where(wtns_section::kValues);
+  if (sec.size() != uint64_t(out.n) * n8) {
+    return data_loss(out.where + " has " + std::to_string(sec.size()) + " bytes, expected " +
+                     std::to_string(uint64_t(out.n) * n8) + " (nWitness " + std::to_string(out.n) + " x " +
                      std::to_string(n8) + ")");
   }
-  Witness<Fr> w;
-  w.values.resize(n);
-  // The values are little-endian integers of n8 bytes: on a little-endian host with no padding
-  // in Int that is Int's layout, so one copy, then the range check (a witness of 2^24 values
-  // is 512 MiB to 1 GiB: a daemon parses it on the submitting thread).
-  if constexpr (std::endian::native == std::endian::little && sizeof(typename Fr::Int) == n8) {
-    std::memcpy(w.values.data(), sec.data(), size_t(n) * n8);
-  } else {
-    for (uint32_t i = 0; i < n; ++i) w.values[i] = Fr::read_le(sec.data() + size_t(i) * n8);
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!w.values[i].less_than(Fr::MODULUS)) {
-      return data_loss(where + ": value " + std::to_string(i) + " is not reduced below r");
-    }
-  }
-  if (n == 0 || w.values[0] != Fr::Int::from_u64(1)) {
+  if (out.n == 0) return data_loss(out.where + ": no values (value 0, the constant wire, must be 1)");
+  out.values_offset = size_t(sec.data() - bytes.data());
+  return out;
+}
+
+template <class Fr>
+Status check_wtns_values(std::span<const typename Fr::Int> values, const std::string& where, ThreadPool* pool) {
+  if (values.empty() || values[0] != Fr::Int::from_u64(1)) {
     return data_loss(where + ": value 0 (the constant wire) must be 1");
   }
+  // The first bad index, whichever thread finds it: each piece stops at its first bad value
+  // and the smallest one wins, so the message names the same index on any pool.
+  std::atomic<size_t> first_bad{values.size()};
+  auto scan = [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi && i < first_bad.load(std::memory_order_relaxed); ++i) {
+      if (!values[i].less_than(Fr::MODULUS)) {
+        size_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(0, values.size(), scan, size_t(1) << 16);
+  } else {
+    scan(0, values.size());
+  }
+  if (first_bad.load() != values.size()) {
+    return data_loss(where + ": value " + std::to_string(first_bad.load()) + " is not reduced below r");
+  }
+  return Status::ok();
+}
+
+template <class Fr>
+Result<Witness<Fr>> parse_wtns(std::span<const uint8_t> bytes, const std::string& label) {
+  CUZK_ASSIGN_OR_RETURN(WtnsLayout at, locate_wtns<Fr>(bytes, label));
+  constexpr size_t n8 = Fr::BYTES;
+  const uint8_t* src = bytes.data() + at.values_offset;
+  Witness<Fr> w;
+  w.values.resize(at.n);
+  // The values are little-endian integers of n8 bytes: on a little-endian host with no padding
+  // in Int that is Int's layout, so one copy.
+  if constexpr (std::endian::native == std::endian::little && sizeof(typename Fr::Int) == n8) {
+    std::memcpy(w.values.data(), src, size_t(at.n) * n8);
+  } else {
+    for (uint32_t i = 0; i < at.n; ++i) w.values[i] = Fr::read_le(src + size_t(i) * n8);
+  }
+  CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(w.values, at.where));
   return w;
+}
+
+template <class Fr>
+Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, const WtnsLayout& at, ThreadPool* pool) {
+  using Int = typename Fr::Int;
+  // A value is Fr::BYTES little-endian bytes: Int's own layout here, so it is read in place.
+  static_assert(std::endian::native == std::endian::little && sizeof(Int) == Fr::BYTES);
+  std::span<const uint8_t> raw = buf.align_from(at.values_offset, alignof(Int));
+  if (raw.empty()) {  // no room to align them in place: copy them out, aligned
+    std::span<const uint8_t> tail = buf.bytes().subspan(at.values_offset);
+    CUZK_ASSIGN_OR_RETURN(WtnsBuffer copy, WtnsBuffer::allocate(tail.size(), 0));
+    std::memcpy(copy.data(), tail.data(), tail.size());
+    buf = std::move(copy);
+    raw = buf.bytes();
+  }
+  std::span<const Int> values{reinterpret_cast<const Int*>(raw.data()), at.n};
+  CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(values, at.where, pool));
+  return values;
 }
 
 template <class Fr>

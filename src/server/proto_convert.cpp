@@ -153,6 +153,7 @@ void fill(const engine::JobRecord& r, v1::JobInfo& out) {
 }
 
 void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
+  out.set_admission_ms(t.admission_ms);
   out.set_queue_wait_ms(t.queue_wait_ms);
   out.set_key_load_ms(t.key_load_ms);
   out.set_synthesis_ms(t.synthesis_ms);

@@ -1,32 +1,26 @@
 #include "server/proving_service.hpp"
 
-#include <chrono>
-#include <filesystem>
+#include <cstring>
 
-#include "formats/mapped_file.hpp"
+#include "formats/wtns_buffer.hpp"
 #include "server/proto_convert.hpp"
 
 namespace cuzk::server {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 grpc::Status invalid(const std::string& m) { return {grpc::StatusCode::INVALID_ARGUMENT, m}; }
-
-std::span<const uint8_t> as_bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
 
 }  // namespace
 
-grpc::Status ProvingService::admit(const v1::SubmitProofRequest& req, std::span<const uint8_t> wtns,
-                                   v1::SubmitProofResponse* out) {
+grpc::Status ProvingService::admit(const v1::SubmitProofRequest& req, formats::WtnsBuffer wtns,
+                                   Clock::time_point received_at, v1::SubmitProofResponse* out) {
   engine::SubmitRequest r;
   r.request_id = req.request_id();
   r.circuit_id = req.circuit_id();
   r.priority = from_proto(req.priority());
-  r.wtns = wtns;
+  r.wtns_buffer = std::make_shared<formats::WtnsBuffer>(std::move(wtns));
+  r.received_at = received_at;
   auto s = engine_.submit(r);
   if (!s.is_ok()) return to_grpc(s.status());
   out->set_job_id(s->job_id);
@@ -34,8 +28,9 @@ grpc::Status ProvingService::admit(const v1::SubmitProofRequest& req, std::span<
   return grpc::Status::OK;
 }
 
-grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, const v1::SubmitProofRequest& req,
+grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, v1::SubmitProofRequest& req,
                                           v1::SubmitProofResponse* out) {
+  const auto received_at = Clock::now();
   switch (req.witness_case()) {
     case v1::SubmitProofRequest::kWitnessWtns: {
       if (req.witness_wtns().size() > limits_.max_witness_bytes) {
@@ -43,7 +38,8 @@ grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, const v1::Su
                                                           " bytes exceeds max_witness_bytes " +
                                                           std::to_string(limits_.max_witness_bytes)};
       }
-      return admit(req, as_bytes(req.witness_wtns()), out);
+      // The job takes the message's bytes over: no copy.
+      return admit(req, formats::WtnsBuffer::adopt(std::move(*req.mutable_witness_wtns())), received_at, out);
     }
     case v1::SubmitProofRequest::kWitnessPath: {
       if (!limits_.allow_witness_path) {
@@ -53,21 +49,23 @@ grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, const v1::Su
       if (ctx->peer().rfind("unix:", 0) != 0) {
         return invalid("witness_path is accepted on the Unix socket only; send the bytes over TCP");
       }
-      auto file = formats::MappedFile::open(req.witness_path());
+      // Read into memory the job owns, not mapped: the client may truncate or delete the file
+      // while the proof runs, and a truncated mapping would crash the daemon (SIGBUS).
+      auto file = formats::WtnsBuffer::read_file(req.witness_path(), limits_.max_witness_bytes);
       if (!file.is_ok()) return to_grpc(file.status());
-      if (file->bytes().size() > limits_.max_witness_bytes) {
-        return {grpc::StatusCode::RESOURCE_EXHAUSTED, req.witness_path() + " exceeds max_witness_bytes"};
-      }
-      return admit(req, file->bytes(), out);
+      return admit(req, std::move(file).value(), received_at, out);
     }
     default:
       return invalid("no witness: set witness_wtns or witness_path");
   }
 }
 
+// gRPC's synchronous handlers see their request as const, but the message is the call's own
+// (gRPC creates it for this call and destroys it after the handler returns): moving its
+// witness bytes out into the job is safe and saves a copy of up to a GiB.
 grpc::Status ProvingService::SubmitProof(grpc::ServerContext* ctx, const v1::SubmitProofRequest* req,
                                          v1::SubmitProofResponse* out) {
-  return submit_unary(ctx, *req, out);
+  return submit_unary(ctx, const_cast<v1::SubmitProofRequest&>(*req), out);
 }
 
 grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx,
@@ -75,10 +73,11 @@ grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx,
                                                v1::SubmitProofResponse* out) {
   v1::SubmitProofChunk chunk;
   if (!reader->Read(&chunk)) return invalid("empty stream: the first chunk must carry the request");
+  const auto received_at = Clock::now();
   if (chunk.part_case() != v1::SubmitProofChunk::kRequest) {
     return invalid("the first chunk must carry the request, not witness bytes");
   }
-  v1::SubmitProofRequest req = chunk.request();
+  v1::SubmitProofRequest req = std::move(*chunk.mutable_request());
   if (req.witness_case() != v1::SubmitProofRequest::WITNESS_NOT_SET) {
     return submit_unary(ctx, req, out);
   }
@@ -89,21 +88,25 @@ grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx,
                                                       " exceeds max_witness_bytes " +
                                                       std::to_string(limits_.max_witness_bytes)};
   }
-  std::string wtns;
-  wtns.reserve(size);
+  // The chunks go straight into the buffer the job keeps (its values aligned there).
+  auto buf = formats::WtnsBuffer::allocate(size_t(size));
+  if (!buf.is_ok()) return to_grpc(buf.status());
+  size_t got = 0;
   while (reader->Read(&chunk)) {
     if (chunk.part_case() != v1::SubmitProofChunk::kWitnessChunk)
       return invalid("a second request chunk in the stream");
-    if (wtns.size() + chunk.witness_chunk().size() > size) {
+    const std::string& part = chunk.witness_chunk();
+    if (got + part.size() > size) {
       return invalid("the stream carries more than witness_size = " + std::to_string(size) + " bytes");
     }
-    wtns += chunk.witness_chunk();
+    std::memcpy(buf->data() + got, part.data(), part.size());
+    got += part.size();
   }
-  if (wtns.size() != size) {
-    return invalid("truncated stream: " + std::to_string(wtns.size()) + " of witness_size = " + std::to_string(size) +
+  if (got != size) {
+    return invalid("truncated stream: " + std::to_string(got) + " of witness_size = " + std::to_string(size) +
                    " bytes arrived");
   }
-  return admit(req, as_bytes(wtns), out);
+  return admit(req, std::move(buf).value(), received_at, out);
 }
 
 grpc::Status ProvingService::await_job(grpc::ServerContext* ctx, const std::string& job_id, uint32_t timeout_ms,
@@ -139,7 +142,8 @@ grpc::Status ProvingService::AwaitProof(grpc::ServerContext* ctx, const v1::Awai
 
 grpc::Status ProvingService::Prove(grpc::ServerContext* ctx, const v1::ProveRequest* req, v1::AwaitProofResponse* out) {
   v1::SubmitProofResponse submitted;
-  grpc::Status s = submit_unary(ctx, req->request(), &submitted);
+  // The call's own message, as in SubmitProof.
+  grpc::Status s = submit_unary(ctx, *const_cast<v1::ProveRequest&>(*req).mutable_request(), &submitted);
   if (!s.ok()) return s;
   return await_job(ctx, submitted.job_id(), req->timeout_ms(), out);
 }

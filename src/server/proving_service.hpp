@@ -3,11 +3,13 @@
 // wait on the job table, never on a device worker.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
+#include "formats/wtns_buffer.hpp"
 
 namespace cuzk::server {
 
@@ -38,9 +40,14 @@ class ProvingService final : public v1::ProvingEngine::Service {
                               v1::PreloadCircuitResponse*) override;
 
  private:
-  // Admits `req` with the witness bytes `wtns` (already read from the request or stream).
-  grpc::Status admit(const v1::SubmitProofRequest& req, std::span<const uint8_t> wtns, v1::SubmitProofResponse* out);
-  grpc::Status submit_unary(grpc::ServerContext* ctx, const v1::SubmitProofRequest& req, v1::SubmitProofResponse* out);
+  using Clock = std::chrono::steady_clock;
+
+  // Admits `req` with its witness `wtns` (read from the request, file or stream since
+  // `received_at`), which the job takes over.
+  grpc::Status admit(const v1::SubmitProofRequest& req, formats::WtnsBuffer wtns, Clock::time_point received_at,
+                     v1::SubmitProofResponse* out);
+  // May move the witness bytes out of `req`.
+  grpc::Status submit_unary(grpc::ServerContext* ctx, v1::SubmitProofRequest& req, v1::SubmitProofResponse* out);
   // Waits for the job until `timeout_ms` (0: until it finishes or the client goes away).
   grpc::Status await_job(grpc::ServerContext* ctx, const std::string& job_id, uint32_t timeout_ms,
                          v1::AwaitProofResponse* out);

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -303,6 +305,86 @@ TEST_F(GrpcServiceTest, BadRequestsGetTheirCodesAndTheDaemonKeepsServing) {
   v1::AwaitProofResponse r;
   ASSERT_TRUE(stub_->Prove(&ctx, req, &r).ok());
   EXPECT_EQ(r.outcome(), v1::AwaitProofResponse::COMPLETED);
+}
+
+// The daemon's one range check, on every way a witness arrives: the error names the index.
+TEST_F(GrpcServiceTest, UnreducedWitnessValueIsInvalidArgumentNamingItsIndexOnEveryPath) {
+  start();
+  constexpr size_t kValues = 76;  // value 0 of a .wtns of 32-byte values
+  const size_t n = (small_->wtns.size() - kValues) / 32;
+  auto by_stream = [&](const std::vector<uint8_t>& w) {
+    grpc::ClientContext ctx;
+    v1::SubmitProofResponse out;
+    auto writer = stub_->SubmitProofStream(&ctx, &out);
+    v1::SubmitProofChunk first;
+    first.mutable_request()->set_circuit_id("small");
+    first.mutable_request()->set_witness_size(w.size());
+    writer->Write(first);
+    for (size_t off = 0; off < w.size(); off += 5000) {
+      v1::SubmitProofChunk c;
+      c.set_witness_chunk(std::string(w.begin() + off, w.begin() + std::min(w.size(), off + 5000)));
+      if (!writer->Write(c)) break;
+    }
+    writer->WritesDone();
+    return writer->Finish();
+  };
+  for (size_t i : {size_t(1), n / 2, n - 1}) {
+    std::vector<uint8_t> bad = small_->wtns;
+    std::memset(bad.data() + kValues + 32 * i, 0xff, 32);
+    const std::string want = std::string("value ").append(std::to_string(i)).append(" is not reduced below r");
+    const std::string path = dir_->file(std::to_string(i).append("-bad.wtns"));
+    engine::testing::write_bytes(path, bad);
+    v1::SubmitProofRequest by_path;
+    by_path.set_circuit_id("small");
+    by_path.set_witness_path(path);
+    for (const grpc::Status& st : {submit(request(bad)), by_stream(bad), submit(by_path)}) {
+      EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << i;
+      EXPECT_NE(st.error_message().find(want), std::string::npos) << st.error_message();
+    }
+  }
+  std::string job;
+  ASSERT_TRUE(by_stream(small_->wtns).ok());
+  ASSERT_TRUE(submit(request(small_->wtns), &job).ok());
+  EXPECT_EQ(await(job).outcome(), v1::AwaitProofResponse::COMPLETED);
+}
+
+// witness_path is read into memory the job owns: the client may truncate or delete the file
+// as soon as SubmitProof returns, and the daemon neither crashes (SIGBUS) nor fails the job.
+TEST_F(GrpcServiceTest, WitnessPathTruncatedOrDeletedAfterSubmissionStillProves) {
+  start();
+  std::vector<std::string> jobs;
+  for (int k = 0; k < 4; ++k) {
+    const std::string path = dir_->file(std::string("w").append(std::to_string(k)).append(".wtns"));
+    engine::testing::write_bytes(path, small_->wtns);
+    v1::SubmitProofRequest r;
+    r.set_circuit_id("small");
+    r.set_witness_path(path);
+    std::string job;
+    ASSERT_TRUE(submit(r, &job).ok());
+    jobs.push_back(job);
+    if (k % 2 == 0) {
+      ASSERT_EQ(::truncate(path.c_str(), 100), 0);
+    } else {
+      ASSERT_EQ(std::remove(path.c_str()), 0);
+    }
+  }
+  for (const auto& job : jobs) {
+    auto r = await(job);
+    EXPECT_EQ(r.outcome(), v1::AwaitProofResponse::COMPLETED) << r.job().error();
+    EXPECT_GT(r.timings().admission_ms(), 0);
+    EXPECT_GE(r.timings().total_ms(), r.timings().admission_ms());
+  }
+  // Files already truncated or gone when submitted: refused, and the daemon keeps serving.
+  v1::SubmitProofRequest r;
+  r.set_circuit_id("small");
+  r.set_witness_path(dir_->file("w0.wtns"));
+  EXPECT_EQ(submit(r).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  r.set_witness_path(dir_->file("w1.wtns"));
+  EXPECT_EQ(submit(r).error_code(), grpc::StatusCode::NOT_FOUND);
+  std::string job;
+  ASSERT_TRUE(submit(request(small_->wtns), &job).ok());
+  EXPECT_EQ(await(job).outcome(), v1::AwaitProofResponse::COMPLETED);
+  expect_memory_returns_to_zero();
 }
 
 TEST_F(GrpcServiceTest, DrainingDaemonAnswersUnavailable) {

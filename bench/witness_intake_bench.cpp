@@ -1,0 +1,123 @@
+// What the daemon spends taking a witness in, per way it arrives, for BLS12-381 witnesses of
+// 2^k wires: the engine's path today (read into a buffer the job keeps, values borrowed in
+// place, one parallel range check) against the path it replaced (map the file, copy every
+// value into a vector with a one-thread range check, check again on the pool before upload).
+// The witness file is written first, so reads come from the page cache, as they do for a
+// client that has just written it.
+//
+//   witness_intake_bench [log2 wires...]     (default: 22 24)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "engine/circuit_key.hpp"
+#include "ff/fields.hpp"
+#include "formats/mapped_file.hpp"
+#include "formats/wtns.hpp"
+#include "formats/wtns_buffer.hpp"
+
+namespace cuzk {
+namespace {
+
+using Fr = bls12_381::Fr;
+using Int = Fr::Int;
+using Clock = std::chrono::steady_clock;
+constexpr int kRuns = 5;
+
+template <class F>
+double median_ms(F run) {
+  std::vector<double> ms;
+  for (int i = 0; i < kRuns; ++i) {
+    auto t0 = Clock::now();
+    run();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[kRuns / 2];
+}
+
+void check(const Status& s) {
+  if (!s.is_ok()) {
+    std::fprintf(stderr, "witness_intake_bench: %s\n", s.to_string().c_str());
+    std::exit(1);
+  }
+}
+
+int run(int argc, char** argv) {
+  std::vector<unsigned> logs;
+  for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
+  if (logs.empty()) logs = {22, 24};
+  ThreadPool pool;
+  std::printf(
+      "| wires | MiB | old: map + copy + 2 checks (ms) | file: pread + 1 check (ms) | stream: chunks + 1 check (ms) | "
+      "unary: adopt + align + 1 check (ms) |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (unsigned k : logs) {
+    const size_t n = size_t(1) << k;
+    const std::string path = "/tmp/cuzk_intake_" + std::to_string(k) + ".wtns";
+    {
+      std::vector<Int> v(n);
+      std::mt19937_64 rng(k);
+      for (auto& x : v) x = Fr::random(rng).to_canonical();
+      v[0] = Int::from_u64(1);
+      check(formats::write_wtns<Fr>(path, v));
+    }
+    engine::KeyShape shape;
+    shape.curve = formats::CurveId::kBls12_381;
+    shape.n_vars = n;
+    auto decode = [&](formats::WtnsBuffer b) { check(engine::decode_witness(shape, std::move(b), &pool).status()); };
+
+    const double old_ms = median_ms([&] {
+      auto f = formats::MappedFile::open(path);
+      check(f.status());
+      auto w = formats::parse_wtns<Fr>(f->bytes(), "w.wtns");
+      check(w.status());
+      check(formats::check_wtns_values<Fr>(w->values, "w.wtns", &pool));
+    });
+    const double file_ms = median_ms([&] {
+      auto b = formats::WtnsBuffer::read_file(path, uint64_t(1) << 32);
+      check(b.status());
+      decode(std::move(b).value());
+    });
+    // The bytes as gRPC hands them over: 1 MiB chunks (made once, outside the timing).
+    auto file = formats::WtnsBuffer::read_file(path, uint64_t(1) << 32);
+    check(file.status());
+    std::vector<std::string> chunks;
+    for (size_t off = 0; off < file->size(); off += size_t(1) << 20) {
+      size_t len = std::min(file->size() - off, size_t(1) << 20);
+      chunks.emplace_back(reinterpret_cast<const char*>(file->data()) + off, len);
+    }
+    const double stream_ms = median_ms([&] {
+      auto b = formats::WtnsBuffer::allocate(file->size());
+      check(b.status());
+      size_t got = 0;
+      for (const auto& c : chunks) {
+        std::memcpy(b->data() + got, c.data(), c.size());
+        got += c.size();
+      }
+      decode(std::move(b).value());
+    });
+    // A unary message's string, taken over (its copy is made outside the timing).
+    std::vector<std::string> messages(kRuns, std::string(reinterpret_cast<const char*>(file->data()), file->size()));
+    int next = 0;
+    const double unary_ms = median_ms([&] { decode(formats::WtnsBuffer::adopt(std::move(messages[next++]))); });
+    std::printf("| 2^%u | %zu | %.1f | %.1f | %.1f | %.1f |\n", k, (n * sizeof(Int)) >> 20, old_ms, file_ms, stream_ms,
+                unary_ms);
+    std::remove(path.c_str());
+  }
+  std::printf("\nmedian of %d runs, %zu threads (ThreadPool default); command: witness_intake_bench", kRuns,
+              pool.size());
+  for (unsigned k : logs) std::printf(" %u", k);
+  std::printf("\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace cuzk
+
+int main(int argc, char** argv) { return cuzk::run(argc, argv); }
