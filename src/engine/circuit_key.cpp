@@ -89,7 +89,7 @@ class TypedKey final : public LoadedKey {
     return std::unique_ptr<StagedProof>(std::move(staged));
   }
 
-  Status compute(size_t device, StagedProof& s, groth16::PhasePauses* pauses) const override {
+  Status compute(size_t device, StagedProof& s, PhasePauses* pauses) const override {
     CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
     staged.job->pauses = pauses;

@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_pauses.hpp"
 #include "core/status.hpp"
 #include "engine/device.hpp"
 #include "engine/job.hpp"
 #include "engine/key_shape.hpp"
 #include "formats/wtns_buffer.hpp"
-
-namespace cuzk::groth16 {
-class PhasePauses;  // groth16/backend.hpp
-}
 
 namespace cuzk::engine {
 
@@ -81,7 +78,7 @@ class LoadedKey {
   virtual Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const = 0;
   // (b) the kernel region: synthesis, H, the five MSMs.
   // `pauses` (may be null) is asked at the backend's phase boundaries.
-  virtual Status compute(size_t device, StagedProof& p, groth16::PhasePauses* pauses) const = 0;
+  virtual Status compute(size_t device, StagedProof& p, PhasePauses* pauses) const = 0;
   // (c) the MSM sums back to the host.
   virtual Status read_back(size_t device, StagedProof& p) const = 0;
   // Blinds the sums with fresh r, s into the proof (host work, outside the lock).

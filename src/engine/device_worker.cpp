@@ -3,7 +3,6 @@
 #include <mutex>
 
 #include "engine/circuit_key.hpp"
-#include "groth16/backend.hpp"
 #include "engine/stages.hpp"
 
 namespace cuzk::engine {
@@ -28,7 +27,7 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
 // CRITICAL proof's kernels have the device to themselves once the current phase ends. Each
 // wait is bounded (kMaxPause), so a CRITICAL proof that waited on something this one holds
 // costs time, never a deadlock.
-class YieldToCritical final : public groth16::PhasePauses {
+class YieldToCritical final : public PhasePauses {
  public:
   static constexpr std::chrono::milliseconds kMaxPause{500};
   explicit YieldToCritical(KernelLock& lock) : lock_(lock) {}

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 
+#include "core/phase_pauses.hpp"
 #include "core/status.hpp"
 #include "cuda/allocator.hpp"
 #include "cuda/device_buffer.hpp"
@@ -102,20 +103,23 @@ class Msm {
 
   // sum_{i < n} d_scalars[i]·d_bases[i], issued on `s`; returns once the result is on the
   // host. Both pointers are device memory; any offsets into larger arrays are the
-  // caller's (e.g. scalars + first_private against bases + 0). n < 2^31.
+  // caller's (e.g. scalars + first_private against bases + 0). n < 2^31. `pauses`, when
+  // given, is asked between window groups (core/phase_pauses.hpp).
   static Result<ec::Jacobian<G>> run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n, const Stream& s,
-                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
+                                     Reservation* scratch_from = nullptr, MsmStats* stats = nullptr,
+                                     PhasePauses* pauses = nullptr);
 
   // The same over the first n of the bases `pre` was built from, n <= pre.points().
   // Scratch: scratch_bytes(n, pre).
   static size_t scratch_bytes(size_t n, const PrecomputedBases<G>& pre);
   static Result<ec::Jacobian<G>> run(const PrecomputedBases<G>& pre, const ScalarInt* d_scalars, size_t n,
-                                     const Stream& s, Reservation* scratch_from = nullptr, MsmStats* stats = nullptr);
+                                     const Stream& s, Reservation* scratch_from = nullptr, MsmStats* stats = nullptr,
+                                     PhasePauses* pauses = nullptr);
 
  private:
   static Result<ec::Jacobian<G>> run_with(const AffinePoint* d_bases, const PrecomputedBases<G>* pre,
                                           const ScalarInt* d_scalars, size_t n, const Stream& s,
-                                          Reservation* scratch_from, MsmStats* stats);
+                                          Reservation* scratch_from, MsmStats* stats, PhasePauses* pauses);
 };
 
 }  // namespace cuzk::cuda

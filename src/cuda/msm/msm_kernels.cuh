@@ -599,24 +599,26 @@ size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
 
 template <class G>
 Result<ec::Jacobian<G>> Msm<G>::run(const AffinePoint* d_bases, const ScalarInt* d_scalars, size_t n,
-                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats) {
-  return run_with(d_bases, nullptr, d_scalars, n, stream, scratch_from, stats);
+                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats,
+                                    PhasePauses* pauses) {
+  return run_with(d_bases, nullptr, d_scalars, n, stream, scratch_from, stats, pauses);
 }
 
 template <class G>
 Result<ec::Jacobian<G>> Msm<G>::run(const PrecomputedBases<G>& pre, const ScalarInt* d_scalars, size_t n,
-                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats) {
+                                    const Stream& stream, Reservation* scratch_from, MsmStats* stats,
+                                    PhasePauses* pauses) {
   if (n > pre.points()) {
     return invalid_argument("msm: " + std::to_string(n) + " scalars against precomputed bases of " +
                             std::to_string(pre.points()) + " points");
   }
-  return run_with(pre.table(), &pre, d_scalars, n, stream, scratch_from, stats);
+  return run_with(pre.table(), &pre, d_scalars, n, stream, scratch_from, stats, pauses);
 }
 
 template <class G>
 Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const PrecomputedBases<G>* pre,
                                          const ScalarInt* d_scalars, size_t n, const Stream& stream,
-                                         Reservation* scratch_from, MsmStats* stats) {
+                                         Reservation* scratch_from, MsmStats* stats, PhasePauses* pauses) {
   using namespace msm_detail;
   using P = ec::Xyzz<G>;
   static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
@@ -694,6 +696,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     }
 
     for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
+      // Between groups the caller may give the device up (after this stream's queued work).
+      if (w0 != 0) CUZK_RETURN_IF_ERROR(pause_at_boundary(pauses, [&] { return stream.synchronize(); }));
       const unsigned wg = std::min(plan.group, plan.windows - w0);
       const size_t entries = size_t(wg) * m;
       CUZK_RETURN_IF_ERROR(

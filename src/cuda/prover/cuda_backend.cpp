@@ -106,9 +106,10 @@ Result<DeviceBuffer<T>> upload_span(std::span<const T> host, const char* site, c
 template <class G>
 Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, std::span<const ec::Affine<G>> host,
                                     const typename G::Scalar::Int* d_scalars, size_t n, bool streamed,
-                                    size_t chunk_points, const Stream& stream, const Stream& copy, Reservation* from) {
+                                    size_t chunk_points, const Stream& stream, const Stream& copy, Reservation* from,
+                                    PhasePauses* pauses) {
   using A = ec::Affine<G>;
-  if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from);
+  if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from, nullptr, pauses);
   ec::Jacobian<G> sum = ec::Jacobian<G>::infinity();
   if (n == 0) return sum;
   const size_t chunk = std::min(chunk_points, n);
@@ -138,7 +139,7 @@ Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident,
     std::future<Status> next;
     if (k + 1 < chunks) next = std::async(std::launch::async, issue, k + 1);
     const size_t lo = k * chunk, len = std::min(chunk, n - lo);
-    auto part = Msm<G>::run(buf[k % 2].data(), d_scalars + lo, len, stream, from);
+    auto part = Msm<G>::run(buf[k % 2].data(), d_scalars + lo, len, stream, from, nullptr, pauses);
     Status copied = next.valid() ? next.get() : Status::ok();
     if (!part.is_ok()) return part.status();
     CUZK_RETURN_IF_ERROR(copied);
@@ -376,36 +377,36 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   // One section's MSM on `st`, timed on the host (lanes overlap, so the times do too).
   auto section = [&](Section sec, const Stream& st) -> Status {
     // Each section's MSM returns its sum, so nothing of this lane is queued here.
-    CUZK_RETURN_IF_ERROR(job.boundary([] { return Status::ok(); }));
+    job.boundary();
     const auto t1 = Clock::now();
     switch (sec) {
       case Section::kH: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.h,
-                              section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(
+            job.sums.h, section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res, job.pauses));
         t.msm_h = seconds_since(t1);
         break;
       }
       case Section::kA: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.a,
-                              section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.a, section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy,
+                                                           &res, job.pauses));
         t.msm_a = seconds_since(t1);
         break;
       }
       case Section::kB1: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b1,
-                              section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b1, section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st,
+                                                            job.copy, &res, job.pauses));
         t.msm_b1 = seconds_since(t1);
         break;
       }
       case Section::kB2: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b2,
-                              section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st, job.copy, &res));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b2, section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st,
+                                                            job.copy, &res, job.pauses));
         t.msm_b2 = seconds_since(t1);
         break;
       }
       case Section::kL: {
         CUZK_ASSIGN_OR_RETURN(job.sums.l, section_msm<G1C>(key.c, zkey.c(), w + first_private, vars - first_private,
-                                                           key.streamed, chunk, st, job.copy, &res));
+                                                           key.streamed, chunk, st, job.copy, &res, job.pauses));
         t.msm_l = seconds_since(t1);
         break;
       }
@@ -434,7 +435,7 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     CUZK_RETURN_IF_ERROR(started.record(s));
     CUZK_RETURN_IF_ERROR(synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
     CUZK_RETURN_IF_ERROR(synthesized.record(s));
-    CUZK_RETURN_IF_ERROR(job.boundary([&] { return s.synchronize(); }));
+    CUZK_RETURN_IF_ERROR(pause_at_boundary(job.pauses, [&] { return s.synchronize(); }));
     CUZK_RETURN_IF_ERROR(h_started.record(s));
     CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s));
     CUZK_RETURN_IF_ERROR(h_done.record(s));
