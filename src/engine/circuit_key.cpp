@@ -89,10 +89,13 @@ class TypedKey final : public LoadedKey {
     return std::unique_ptr<StagedProof>(std::move(staged));
   }
 
-  Status compute(size_t device, StagedProof& s) const override {
+  Status compute(size_t device, StagedProof& s, groth16::PhasePauses* pauses) const override {
     CUZK_ASSIGN_OR_RETURN(Held held, prover(device));
     auto& staged = static_cast<TypedStaged<C>&>(s);
-    return held.p->compute(*staged.job, staged.t);
+    staged.job->pauses = pauses;
+    Status st = held.p->compute(*staged.job, staged.t);
+    staged.job->pauses = nullptr;
+    return st;
   }
 
   Status read_back(size_t device, StagedProof& s) const override {

@@ -15,6 +15,10 @@
 #include "engine/key_shape.hpp"
 #include "formats/wtns_buffer.hpp"
 
+namespace cuzk::groth16 {
+class PhasePauses;  // groth16/backend.hpp
+}
+
 namespace cuzk::engine {
 
 // A .wtns checked against a key (curve, length, values below r) and decoded: it owns the
@@ -76,7 +80,8 @@ class LoadedKey {
   // the staged proof.
   virtual Result<std::unique_ptr<StagedProof>> upload(size_t device, const DecodedWitness& w) const = 0;
   // (b) the kernel region: synthesis, H, the five MSMs.
-  virtual Status compute(size_t device, StagedProof& p) const = 0;
+  // `pauses` (may be null) is asked at the backend's phase boundaries.
+  virtual Status compute(size_t device, StagedProof& p, groth16::PhasePauses* pauses) const = 0;
   // (c) the MSM sums back to the host.
   virtual Status read_back(size_t device, StagedProof& p) const = 0;
   // Blinds the sums with fresh r, s into the proof (host work, outside the lock).

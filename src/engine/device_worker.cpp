@@ -1,6 +1,9 @@
+#include <atomic>
+#include <chrono>
 #include <mutex>
 
 #include "engine/circuit_key.hpp"
+#include "groth16/backend.hpp"
 #include "engine/stages.hpp"
 
 namespace cuzk::engine {
@@ -20,8 +23,30 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
   return Status::ok();
 }
 
+// A lower-priority proof's pauses in the kernel region: while a CRITICAL proof is inside
+// (the critical lane), it waits at each phase boundary until that proof has left, so the
+// CRITICAL proof's kernels have the device to themselves once the current phase ends. Each
+// wait is bounded (kMaxPause), so a CRITICAL proof that waited on something this one holds
+// costs time, never a deadlock.
+class YieldToCritical final : public groth16::PhasePauses {
+ public:
+  static constexpr std::chrono::milliseconds kMaxPause{500};
+  explicit YieldToCritical(KernelLock& lock) : lock_(lock) {}
+  bool wanted() const override { return lock_.critical_inside(); }
+  void pause() override {
+    const auto t0 = PendingProof::Clock::now();
+    lock_.wait_no_critical(kMaxPause);
+    paused_us_ += uint64_t(PendingProof::ms_since(t0) * 1e3);
+  }
+  double paused_ms() const { return double(paused_us_.load()) / 1e3; }
+
+ private:
+  KernelLock& lock_;
+  std::atomic<uint64_t> paused_us_{0};  // summed over the backend's threads (MSM lanes)
+};
+
 // The kernel region of one proof (the caller holds the lock): the upload first on the
-// fallback path, then compute.
+// fallback path, then compute, pausing for a CRITICAL proof unless it is one.
 Status run_region(Device& device, PendingProof& proof) {
   const LoadedKey& key = proof.key.key();
   const size_t dev = device.index();
@@ -32,8 +57,10 @@ Status run_region(Device& device, PendingProof& proof) {
     st = staged.is_ok() ? Status::ok() : staged.status().with_context("upload");
     if (st.is_ok()) proof.staged = std::move(*staged);
   }
-  if (st.is_ok()) st = key.compute(dev, *proof.staged);
+  YieldToCritical yield(device.kernel_lock());
+  if (st.is_ok()) st = key.compute(dev, *proof.staged, proof.priority == Priority::kCritical ? nullptr : &yield);
   proof.timings.gpu_compute_ms = PendingProof::ms_since(t0);
+  proof.timings.paused_ms = yield.paused_ms();
   return st;
 }
 

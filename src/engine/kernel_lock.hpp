@@ -49,6 +49,16 @@ class KernelLock {
     }
     free_.notify_all();
   }
+  // A CRITICAL proof is inside the region now.
+  bool critical_inside() const {
+    std::lock_guard l(mu_);
+    return critical_inside_ > 0;
+  }
+  // Waits until no CRITICAL proof is inside, for at most `max`. True when none is.
+  bool wait_no_critical(std::chrono::milliseconds max) {
+    std::unique_lock l(mu_);
+    return free_.wait_for(l, max, [&] { return critical_inside_ == 0; });
+  }
   // Proofs inside the region now (0, 1, or 2 with the critical lane).
   int inside() const {
     std::lock_guard l(mu_);

@@ -87,12 +87,40 @@ class PreparedKey {
   KeyView<C> view_;
 };
 
+// How a caller pauses a proof between the phases of its compute(): a scheduler lets more
+// urgent work have the device to itself there (engine: a CRITICAL proof in the kernel
+// region's critical lane). Both are called from the threads compute() runs on.
+class PhasePauses {
+ public:
+  virtual ~PhasePauses() = default;
+  // True when the proof should pause now; cheap, asked at every boundary.
+  virtual bool wanted() const = 0;
+  // Blocks until the urgent work has gone (bounded by the implementation).
+  virtual void pause() = 0;
+};
+
 // One proof between its stages. Owns everything a later stage reads (the witness is the
 // caller's: it must stay valid until read_back has returned).
 template <class C>
 class ProofJob {
  public:
   virtual ~ProofJob() = default;
+  // Set by the caller for one compute(), which checks it at its phase boundaries (before
+  // the H polynomial and before each MSM), where none of this proof's work is queued on
+  // the device. Null: no pauses.
+  PhasePauses* pauses = nullptr;
+  // At a phase boundary: pauses when asked. A backend with queued device work first waits
+  // for it (`drain`), so that the pause leaves the device to the urgent work.
+  template <class Drain>
+  Status boundary(Drain&& drain) {
+    if (pauses == nullptr || !pauses->wanted()) return Status::ok();
+    CUZK_RETURN_IF_ERROR(drain());
+    pauses->pause();
+    return Status::ok();
+  }
+  void boundary() {
+    if (pauses != nullptr && pauses->wanted()) pauses->pause();
+  }
 };
 
 template <class C>

@@ -24,6 +24,7 @@ Status CpuBackend<C>::compute(const PreparedKey<C>& key, ProofJob<C>& job, Prove
   zkey.done_with_coefficients();
   t.witness_abc = seconds_since(t0);
 
+  j.boundary();
   t0 = Clock::now();
   std::vector<Scalar> p(n);
   CUZK_RETURN_IF_ERROR(h_poly(*k.domain, a, b, c, p));
@@ -35,6 +36,7 @@ Status CpuBackend<C>::compute(const PreparedKey<C>& key, ProofJob<C>& job, Prove
   // Each section is released after its MSM (a no-op unless the key was opened with
   // keep_resident = false), so a one-shot proof holds one section at a time.
   auto timed_g1 = [&](double& slot, std::span<const G1> bases, std::span<const Scalar> scalars) {
+    j.boundary();
     auto t1 = Clock::now();
     auto r = msm_g1(bases, scalars);
     slot = seconds_since(t1);
@@ -46,6 +48,7 @@ Status CpuBackend<C>::compute(const PreparedKey<C>& key, ProofJob<C>& job, Prove
   std::vector<Scalar>().swap(p);
   CUZK_ASSIGN_OR_RETURN(j.sums.a, timed_g1(t.msm_a, zkey.a(), witness));
   CUZK_ASSIGN_OR_RETURN(j.sums.b1, timed_g1(t.msm_b1, zkey.b1(), witness));
+  j.boundary();
   auto t1 = Clock::now();
   CUZK_ASSIGN_OR_RETURN(j.sums.b2, msm_g2(zkey.b2(), witness));
   t.msm_b2 = seconds_since(t1);

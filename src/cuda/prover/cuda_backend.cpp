@@ -359,6 +359,7 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   }
   CUZK_ASSIGN_OR_RETURN(Event started, Event::create());
   CUZK_ASSIGN_OR_RETURN(Event synthesized, Event::create());
+  CUZK_ASSIGN_OR_RETURN(Event h_started, Event::create());  // after a pause at the boundary, if any
   CUZK_ASSIGN_OR_RETURN(Event h_done, Event::create());
   CUZK_ASSIGN_OR_RETURN(auto a, DeviceBuffer<Fr>::allocate(n, "prover.compute.a", &res));
   CUZK_ASSIGN_OR_RETURN(auto b, DeviceBuffer<Fr>::allocate(n, "prover.compute.b", &res));
@@ -374,6 +375,8 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   using G2C = typename C::G2;
   // One section's MSM on `st`, timed on the host (lanes overlap, so the times do too).
   auto section = [&](Section sec, const Stream& st) -> Status {
+    // Each section's MSM returns its sum, so nothing of this lane is queued here.
+    CUZK_RETURN_IF_ERROR(job.boundary([] { return Status::ok(); }));
     const auto t1 = Clock::now();
     switch (sec) {
       case Section::kH: {
@@ -431,12 +434,14 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     CUZK_RETURN_IF_ERROR(started.record(s));
     CUZK_RETURN_IF_ERROR(synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
     CUZK_RETURN_IF_ERROR(synthesized.record(s));
+    CUZK_RETURN_IF_ERROR(job.boundary([&] { return s.synchronize(); }));
+    CUZK_RETURN_IF_ERROR(h_started.record(s));
     CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s));
     CUZK_RETURN_IF_ERROR(h_done.record(s));
     for (Section sec : lanes[0]) CUZK_RETURN_IF_ERROR(section(sec, s));
     CUZK_RETURN_IF_ERROR(h_done.synchronize());
     CUZK_ASSIGN_OR_RETURN(float abc_ms, Event::elapsed_ms(started, synthesized));
-    CUZK_ASSIGN_OR_RETURN(float h_ms, Event::elapsed_ms(synthesized, h_done));
+    CUZK_ASSIGN_OR_RETURN(float h_ms, Event::elapsed_ms(h_started, h_done));
     t.witness_abc = abc_ms * 1e-3;
     t.h = h_ms * 1e-3;
     return Status::ok();
