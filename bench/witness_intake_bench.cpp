@@ -1,7 +1,8 @@
 // What the daemon spends taking a witness in, per way it arrives, for BLS12-381 witnesses of
 // 2^k wires: the engine's path today (read into a buffer the job keeps, values borrowed in
 // place, one parallel range check) against the path it replaced (map the file, copy every
-// value into a vector with a one-thread range check, check again on the pool before upload).
+// value into a vector with a one-thread range check, check again on the pool before upload),
+// and the payload digest a submit with a request_id adds.
 // The witness file is written first, so reads come from the page cache, as they do for a
 // client that has just written it.
 //
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/thread_pool.hpp"
+#include "engine/admission.hpp"
 #include "engine/circuit_key.hpp"
 #include "ff/fields.hpp"
 #include "formats/mapped_file.hpp"
@@ -55,8 +57,8 @@ int run(int argc, char** argv) {
   ThreadPool pool;
   std::printf(
       "| wires | MiB | old: map + copy + 2 checks (ms) | file: pread + 1 check (ms) | stream: chunks + 1 check (ms) | "
-      "unary: adopt + align + 1 check (ms) |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+      "unary: adopt + align + 1 check (ms) | request_id digest, 1 thread / pool (ms) |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   for (unsigned k : logs) {
     const size_t n = size_t(1) << k;
     const std::string path = "/tmp/cuzk_intake_" + std::to_string(k) + ".wtns";
@@ -80,7 +82,7 @@ int run(int argc, char** argv) {
       check(formats::check_wtns_values<Fr>(w->values, "w.wtns", &pool));
     });
     const double file_ms = median_ms([&] {
-      auto b = formats::WtnsBuffer::read_file(path, uint64_t(1) << 32);
+      auto b = formats::WtnsBuffer::read_file(path, uint64_t(1) << 32, &pool);
       check(b.status());
       decode(std::move(b).value());
     });
@@ -106,8 +108,12 @@ int run(int argc, char** argv) {
     std::vector<std::string> messages(kRuns, std::string(reinterpret_cast<const char*>(file->data()), file->size()));
     int next = 0;
     const double unary_ms = median_ms([&] { decode(formats::WtnsBuffer::adopt(std::move(messages[next++]))); });
-    std::printf("| 2^%u | %zu | %.1f | %.1f | %.1f | %.1f |\n", k, (n * sizeof(Int)) >> 20, old_ms, file_ms, stream_ms,
-                unary_ms);
+    uint64_t sink = 0;
+    const double digest_1 = median_ms([&] { sink ^= engine::payload_digest("c", file->bytes()); });
+    const double digest_pool = median_ms([&] { sink ^= engine::payload_digest("c", file->bytes(), &pool); });
+    std::printf("| 2^%u | %zu | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f |\n", k, (n * sizeof(Int)) >> 20, old_ms,
+                file_ms, stream_ms, unary_ms, digest_1, digest_pool);
+    if (sink == 42) std::printf(" \n");  // keeps the digests computed
     std::remove(path.c_str());
   }
   std::printf("\nmedian of %d runs, %zu threads (ThreadPool default); command: witness_intake_bench", kRuns,

@@ -45,12 +45,12 @@ class Admission {
   // From now on every submit answers UNAVAILABLE.
   void stop_admitting() { draining_ = true; }
   bool draining() const { return draining_; }
+  // The threads that take a witness in (read, digest, range check): the host pool of the
+  // device it is pinned to, or of the first device (null without devices).
+  ThreadPool* intake_pool(std::optional<size_t> device = std::nullopt) const;
 
  private:
   std::string next_job_id();
-  // The threads that range-check a witness: the host pool of the device it is pinned to, or
-  // of the first device (they are idle between a proof's host stages; null without devices).
-  ThreadPool* intake_pool(std::optional<size_t> device) const;
 
   Pipeline& p_;
   std::atomic<bool> draining_{false};
@@ -59,7 +59,7 @@ class Admission {
 };
 
 // A fast 64-bit hash (not cryptographic) of the circuit id and the witness bytes: what makes
-// two submissions under one request_id "the same".
-uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> wtns);
+// two submissions under one request_id "the same". The same value with or without a pool.
+uint64_t payload_digest(const std::string& circuit_id, std::span<const uint8_t> wtns, ThreadPool* pool = nullptr);
 
 }  // namespace cuzk::engine

@@ -62,6 +62,8 @@ class Engine {
   Result<CircuitInfo> circuit(const std::string& id) const { return keys_.info(id); }
 
   Result<Submitted> submit(const SubmitRequest& r) { return admission_.submit(r); }
+  // Threads a caller may use to take a witness in before submit (reading its file).
+  ThreadPool* intake_pool() const { return admission_.intake_pool(); }
   // The job when it is terminal, or as it stands when `timeout` passes.
   Result<JobRecord> await(const std::string& job_id, std::chrono::milliseconds timeout) const {
     return jobs_->await(job_id, timeout);

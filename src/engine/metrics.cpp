@@ -14,6 +14,8 @@ std::string num(double v) {
 
 const char* stage_help(TimedStage s) {
   switch (s) {
+    case TimedStage::kAdmission:
+      return "Witness intake: read, decoded, range-checked and queued";
     case TimedStage::kQueueWait:
       return "Time a proof waited in the stage queues";
     case TimedStage::kKeyLoad:
@@ -42,6 +44,8 @@ const char* stage_help(TimedStage s) {
 
 const char* timed_stage_name(TimedStage s) {
   switch (s) {
+    case TimedStage::kAdmission:
+      return "admission";
     case TimedStage::kQueueWait:
       return "queue_wait";
     case TimedStage::kKeyLoad:

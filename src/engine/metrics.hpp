@@ -31,6 +31,7 @@ class Histogram {
 
 // The stages timed per proof, in pipeline order; each gets cuzk_<name>_seconds.
 enum class TimedStage {
+  kAdmission,
   kQueueWait,
   kKeyLoad,
   kSynthesis,
@@ -42,7 +43,7 @@ enum class TimedStage {
   kFinalize,
   kTotal
 };
-inline constexpr size_t kTimedStageCount = 10;
+inline constexpr size_t kTimedStageCount = 11;
 const char* timed_stage_name(TimedStage s);
 
 class Metrics {

@@ -84,6 +84,7 @@ void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult 
                                                         : "failed";
   metrics.count("proofs", "outcome", outcome);
   if (state == JobState::kCompleted) {
+    metrics.observe(TimedStage::kAdmission, t.admission_ms / 1e3);
     metrics.observe(TimedStage::kQueueWait, t.queue_wait_ms / 1e3);
     if (t.key_load_ms > 0) metrics.observe(TimedStage::kKeyLoad, t.key_load_ms / 1e3);
     metrics.observe(TimedStage::kSynthesis, t.synthesis_ms / 1e3);

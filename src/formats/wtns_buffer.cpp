@@ -6,14 +6,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <utility>
+
+#include "core/thread_pool.hpp"
 
 namespace cuzk::formats {
 
 namespace {
 
 constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kReadPiece = size_t(8) << 20;  // the least a pool thread reads at once
 
 // Closes the descriptor on every path out of read_file.
 struct Fd {
@@ -87,7 +92,7 @@ Result<WtnsBuffer> WtnsBuffer::copy_of(std::span<const uint8_t> bytes) {
   return b;
 }
 
-Result<WtnsBuffer> WtnsBuffer::read_file(const std::string& path, uint64_t max_bytes) {
+Result<WtnsBuffer> WtnsBuffer::read_file(const std::string& path, uint64_t max_bytes, ThreadPool* pool) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
     int err = errno;
@@ -103,17 +108,34 @@ Result<WtnsBuffer> WtnsBuffer::read_file(const std::string& path, uint64_t max_b
                   path + ": " + std::to_string(size) + " bytes exceeds max_witness_bytes " + std::to_string(max_bytes));
   }
   CUZK_ASSIGN_OR_RETURN(WtnsBuffer b, allocate(size_t(size)));
-  size_t done = 0;
-  while (done < size) {
-    ssize_t got = ::pread(f.fd, b.data() + done, size - done, off_t(done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return invalid_argument(path + ": read failed: " + std::strerror(errno));
-    if (got == 0) {
-      return invalid_argument(path + ": truncated while being read (" + std::to_string(done) + " of " +
-                              std::to_string(size) + " bytes)");
+  // Each piece is read to its end or fails; the first failure (by offset) is reported.
+  std::mutex mu;
+  size_t bad_at = SIZE_MAX;
+  Status bad;
+  auto read_piece = [&](size_t lo, size_t hi) {
+    while (lo < hi) {
+      ssize_t got = ::pread(f.fd, b.data() + lo, hi - lo, off_t(lo));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        Status why = got < 0 ? invalid_argument(path + ": read failed: " + std::strerror(errno))
+                             : invalid_argument(path + ": truncated while being read (" + std::to_string(lo) + " of " +
+                                                std::to_string(size) + " bytes)");
+        std::lock_guard lock(mu);
+        if (lo < bad_at) {
+          bad_at = lo;
+          bad = std::move(why);
+        }
+        return;
+      }
+      lo += size_t(got);
     }
-    done += size_t(got);
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(0, size_t(size), read_piece, kReadPiece);
+  } else {
+    read_piece(0, size_t(size));
   }
+  if (bad_at != SIZE_MAX) return bad;
   // Grown meanwhile: what was read is not the file the client meant either.
   if (fstat(f.fd, &st) == 0 && uint64_t(st.st_size) != size) {
     return invalid_argument(path + ": changed size while being read (" + std::to_string(size) + " then " +

@@ -15,6 +15,10 @@
 
 #include "core/status.hpp"
 
+namespace cuzk {
+class ThreadPool;
+}  // namespace cuzk
+
 namespace cuzk::formats {
 
 class WtnsBuffer {
@@ -38,8 +42,10 @@ class WtnsBuffer {
   // The file at `path`, read with pread into a buffer it owns. Never mapped: a file truncated
   // under a mapping raises SIGBUS on the next access, and the job reads its witness long
   // after submission. NOT_FOUND for a missing file, RESOURCE_EXHAUSTED over `max_bytes`,
-  // INVALID_ARGUMENT when it is not a regular file or changes size while being read.
-  static Result<WtnsBuffer> read_file(const std::string& path, uint64_t max_bytes);
+  // INVALID_ARGUMENT when it is not a regular file or changes size while being read. With a
+  // pool, pieces of the file are read by its threads at once (the copy out of the page cache
+  // and the page faults are per thread).
+  static Result<WtnsBuffer> read_file(const std::string& path, uint64_t max_bytes, ThreadPool* pool = nullptr);
   // Takes the bytes of `s` without copying them.
   static WtnsBuffer adopt(std::string&& s);
 

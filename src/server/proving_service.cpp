@@ -51,7 +51,7 @@ grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, v1::SubmitPr
       }
       // Read into memory the job owns, not mapped: the client may truncate or delete the file
       // while the proof runs, and a truncated mapping would crash the daemon (SIGBUS).
-      auto file = formats::WtnsBuffer::read_file(req.witness_path(), limits_.max_witness_bytes);
+      auto file = formats::WtnsBuffer::read_file(req.witness_path(), limits_.max_witness_bytes, engine_.intake_pool());
       if (!file.is_ok()) return to_grpc(file.status());
       return admit(req, std::move(file).value(), received_at, out);
     }

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "core/thread_pool.hpp"
+#include "engine/admission.hpp"
 #include "engine/engine_fixture.hpp"
 #include "formats/wtns.hpp"
 #include "formats/wtns_buffer.hpp"
@@ -138,6 +140,23 @@ TEST_F(WitnessIntakeTest, WitnessFileDeletedOrTruncatedAfterSubmissionStillProve
     }
     expect_verifies(finished(*e_, job));
   }
+}
+
+TEST(PayloadDigest, IsTheSameOnAnyPoolAndChangesWithOneByte) {
+  std::vector<uint8_t> bytes((size_t(9) << 20) + 77);  // three 4 MiB blocks, the last partial
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 131 + (i >> 12));
+  ThreadPool one(1), three(3);
+  const uint64_t d = payload_digest("c", bytes);
+  EXPECT_EQ(payload_digest("c", bytes, &one), d);
+  EXPECT_EQ(payload_digest("c", bytes, &three), d);
+  EXPECT_NE(payload_digest("d", bytes, &three), d);
+  for (size_t at : {size_t(0), size_t(5) << 20, bytes.size() - 1}) {
+    bytes[at] ^= 1;
+    EXPECT_NE(payload_digest("c", bytes, &three), d) << at;
+    bytes[at] ^= 1;
+  }
+  bytes.pop_back();
+  EXPECT_NE(payload_digest("c", bytes), d);
 }
 
 }  // namespace

@@ -52,6 +52,16 @@ TEST_F(WtnsBufferTest, ReadFileHoldsTheBytesWithTheValuesAlignedAndLocated) {
   EXPECT_EQ(std::memcmp(tail.data(), values_.data(), values_.size() * sizeof(Int)), 0);
 }
 
+TEST_F(WtnsBufferTest, ReadOnAPoolGivesTheSameBytes) {
+  std::string path = write_witness(600000);  // 19 MB: three 8 MiB pieces
+  ThreadPool four(4);
+  auto alone = WtnsBuffer::read_file(path, uint64_t(1) << 30);
+  auto pooled = WtnsBuffer::read_file(path, uint64_t(1) << 30, &four);
+  ASSERT_TRUE(alone.is_ok() && pooled.is_ok());
+  ASSERT_EQ(alone->size(), pooled->size());
+  EXPECT_EQ(std::memcmp(alone->data(), pooled->data(), alone->size()), 0);
+}
+
 TEST_F(WtnsBufferTest, AdoptedStringIsAlignedInPlaceWithItsValuesIntact) {
   std::string path = write_witness(1000);
   auto bytes = testing::read_bytes(path);

@@ -443,6 +443,7 @@ TEST_F(GrpcServiceTest, MetricsPassPromtoolAndReadyzFollowsTheSelfTest) {
   auto m = client.Get("/metrics");
   ASSERT_TRUE(m);
   EXPECT_NE(m->body.find("cuzk_gpu_compute_seconds_bucket"), std::string::npos);
+  EXPECT_NE(m->body.find("cuzk_admission_seconds_bucket"), std::string::npos);
   std::string path = dir_->file("metrics.txt");
   engine::testing::write_bytes(path, std::vector<uint8_t>(m->body.begin(), m->body.end()));
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "promtool not installed";
