@@ -118,6 +118,8 @@ stream() {  # workers tag
     done
     bench small "$small_n" 1 1 critical "small-critical-in-stream.log"
     crit=$(sed -n 's/.*\[1\/1\] OK \([0-9.]*\)s.*/\1/p' "$OUTD/small-critical-in-stream.log")
+    # The daemon's own timings of that proof: where its latency went.
+    CRIT_TIMINGS=$(grep "circuit=small priority=CRITICAL" "$OUTD/daemon-w$1.log" | tail -1 | sed 's/.*prestage=/prestage=/')
   fi
   wait "$bpid"
   kill "$smi" 2>/dev/null || true
@@ -185,6 +187,7 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   printf '%s\n' "${rows[@]}"
   echo
   echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT}s"
+  echo "  - its timings in the daemon: ${CRIT_TIMINGS:-}"
   echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
   echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
   echo "  - after: $REPLAY_DEVICE"

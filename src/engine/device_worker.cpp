@@ -65,7 +65,9 @@ Status run_region(Device& device, PendingProof& proof) {
 
 // Stage (c) and the hand-over to finalize. False when the finalize queue has closed.
 bool read_back_and_pass_on(Pipeline& p, Device& device, ProofPtr proof) {
+  const auto t0 = PendingProof::Clock::now();
   Status st = proof->key.key().read_back(device.index(), *proof->staged).with_context("read back");
+  proof->timings.readback_ms = PendingProof::ms_since(t0);
   if (!st.is_ok()) {
     p.fail_on_device(std::move(proof), device, st);
     return true;

@@ -173,6 +173,7 @@ void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
   out.set_device(t.device);
   out.set_batch(t.batch);
   out.set_paused_ms(t.paused_ms);
+  out.set_readback_ms(t.readback_ms);
 }
 
 void fill(const engine::ProofResult& r, v1::ProofResult& out) {
