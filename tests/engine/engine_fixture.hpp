@@ -39,12 +39,7 @@ class EngineFixture : public ::testing::Test {
     if (cfg.key_cache_bytes == 0) cfg.key_cache_bytes = uint64_t(1) << 32;
     std::vector<std::unique_ptr<Device>> list;
     for (size_t i = 0; i < devices; ++i) list.push_back(std::make_unique<CpuDevice>(i, uint64_t(1) << 32, 2));
-    auto e = std::make_unique<Engine>(cfg, std::move(list), [this](LogLevel, const std::string& line) {
-      std::lock_guard lock(log_mu_);
-      log_.push_back(line);
-      if (std::getenv("CUZK_TEST_LOG") != nullptr)  // CUZK_TEST_LOG=1: the engine log on stderr
-        std::fprintf(stderr, "log: %s\n", line.c_str());
-    });
+    auto e = std::make_unique<Engine>(cfg, std::move(list), log_sink());
     auto reg = e->register_circuit("small", small_->zkey, true);
     EXPECT_TRUE(reg.is_ok()) << reg.status().to_string();
     return e;
@@ -95,6 +90,15 @@ class EngineFixture : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return done();
+  }
+
+  // Keeps the engine's log lines for logged(); CUZK_TEST_LOG=1 also prints them on stderr.
+  LogSink log_sink() {
+    return [this](LogLevel, const std::string& line) {
+      std::lock_guard lock(log_mu_);
+      log_.push_back(line);
+      if (std::getenv("CUZK_TEST_LOG") != nullptr) std::fprintf(stderr, "log: %s\n", line.c_str());
+    };
   }
 
   bool logged(const std::string& part) {

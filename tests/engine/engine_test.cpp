@@ -10,6 +10,7 @@
 #include "engine/cpu_device.hpp"
 #include "engine/demo_keys.hpp"
 #include "engine/engine.hpp"
+#include "engine/engine_fixture.hpp"
 #include "engine/key_cache.hpp"
 #include "formats/snarkjs_json.hpp"
 #include "formats/zkey.hpp"
@@ -102,17 +103,15 @@ class FaultInjectingDevice final : public Device {
   CpuDevice model_;  // for its byte model only
 };
 
-class EngineTest : public ::testing::Test {
+class EngineTest : public testing::EngineFixture {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new groth16::testing::ScratchDir();
-    small_ = new DemoKey(testing::make_demo_key<bn254::Curve>(*dir_, "small", (1 << 10) - 5));
+    EngineFixture::SetUpTestSuite();
     bls_ = new DemoKey(testing::make_demo_key<bls12_381::Curve>(*dir_, "bls", (1 << 8) - 5));
   }
   static void TearDownTestSuite() {
-    delete small_;
     delete bls_;
-    delete dir_;
+    EngineFixture::TearDownTestSuite();
   }
 
   // An engine on one CPU device of `device_bytes`, `workers` workers.
@@ -123,10 +122,7 @@ class EngineTest : public ::testing::Test {
     if (cfg.key_cache_bytes == 0) cfg.key_cache_bytes = uint64_t(1) << 32;
     std::vector<std::unique_ptr<Device>> devices;
     devices.push_back(std::make_unique<CpuDevice>(0, device_bytes, 2));
-    auto e = std::make_unique<Engine>(cfg, std::move(devices), [this](LogLevel, const std::string& line) {
-      std::lock_guard lock(log_mu_);
-      log_.push_back(line);
-    });
+    auto e = std::make_unique<Engine>(cfg, std::move(devices), log_sink());
     auto reg = e->register_circuit("small", small_->zkey, true);
     EXPECT_TRUE(reg.is_ok()) << reg.status().to_string();
     return e;
@@ -142,44 +138,14 @@ class EngineTest : public ::testing::Test {
     return r;
   }
 
-  // The job's record once finished (fails the test on a timeout).
-  static JobRecord finished(Engine& e, const std::string& job) {
-    auto r = e.await(job, 60s);
-    EXPECT_TRUE(r.is_ok()) << r.status().to_string();
-    EXPECT_TRUE(is_terminal(r->state)) << job_state_name(r->state);
-    return *r;
-  }
-
-  // The returned proof checks against the key's own verification key.
-  static void expect_verifies(const JobRecord& rec) {
-    ASSERT_EQ(rec.state, JobState::kCompleted) << rec.error.to_string();
-    auto zkey = formats::Zkey<bn254::Curve>::open(small_->zkey);
-    ASSERT_TRUE(zkey.is_ok());
-    const auto& h = zkey->header();
-    auto vk = groth16::make_verifying_key<bn254::Curve>(h.alpha1, h.beta2, h.gamma2, h.delta2, zkey->ic());
-    auto proof = formats::proof_from_json<bn254::Curve>(*formats::Json::parse(rec.result.proof_json), "proof");
-    ASSERT_TRUE(proof.is_ok()) << proof.status().to_string();
-    auto pub = formats::public_from_json<bn254::Fr>(*formats::Json::parse(rec.result.public_json), "public");
-    ASSERT_TRUE(pub.is_ok());
-    std::vector<bn254::Fr::Int> ints;
-    for (const auto& f : *pub) ints.push_back(f.to_canonical());
-    EXPECT_TRUE(groth16::verify<bn254::Curve>(vk, *proof, ints).is_ok());
-  }
-
   static void wait_for_zero(const MemoryBudget& b) {
     for (int i = 0; i < 500 && b.in_use() != 0; ++i) std::this_thread::sleep_for(10ms);
     EXPECT_EQ(b.in_use(), 0u) << b.name();
   }
 
-  static groth16::testing::ScratchDir* dir_;
-  static DemoKey* small_;
   static DemoKey* bls_;
-  std::mutex log_mu_;
-  std::vector<std::string> log_;
 };
 
-groth16::testing::ScratchDir* EngineTest::dir_ = nullptr;
-DemoKey* EngineTest::small_ = nullptr;
 DemoKey* EngineTest::bls_ = nullptr;
 
 TEST_F(EngineTest, ReturnedProofVerifiesAndCarriesStageTimings) {

@@ -24,6 +24,22 @@ class StickyFaultTest : public EngineFixture {
     EXPECT_FALSE(d.poisoned());
     EXPECT_EQ(e.status().devices[device].baseline_mismatches, 0u);
   }
+  // Submits n proofs at once and waits for them: each that completed verifies; the count
+  // of those that failed.
+  int failures_of(Engine& e, int n) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i) ids.push_back(submit(e));
+    int failed = 0;
+    for (const auto& id : ids) {
+      JobRecord r = finished(e, id);
+      if (r.state == JobState::kFailed) {
+        ++failed;
+      } else {
+        expect_verifies(r);
+      }
+    }
+    return failed;
+  }
 };
 
 TEST_F(StickyFaultTest, StickyFaultFailsItsJobResetsTheDeviceAndTheNextTenSucceed) {
@@ -89,17 +105,7 @@ TEST_F(StickyFaultTest, WithTwoDevicesTheHealthyOneTakesTheWorkWhileTheOtherRese
   cfg.gpu_workers_per_device = 1;
   auto e = make_engine(cfg, 2);
   ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1").is_ok());
-  std::vector<std::string> ids;
-  for (int i = 0; i < 10; ++i) ids.push_back(submit(*e));
-  int failed = 0;
-  for (const auto& id : ids) {
-    JobRecord r = finished(*e, id);
-    if (r.state == JobState::kFailed) {
-      ++failed;
-    } else {
-      expect_verifies(r);
-    }
-  }
+  const int failed = failures_of(*e, 10);
   EXPECT_GE(failed, 1);
   EXPECT_LE(failed, 2);
   EngineStatus s = e->status();
@@ -179,17 +185,7 @@ TEST_F(StickyFaultTest, WithTwoDevicesALostOneLeavesTheOtherServing) {
     ++dead_calls;
   });
   ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1,reset:2,reset:3").is_ok());
-  std::vector<std::string> ids;
-  for (int i = 0; i < 8; ++i) ids.push_back(submit(*e));
-  int failed = 0;
-  for (const auto& id : ids) {
-    JobRecord r = finished(*e, id);
-    if (r.state == JobState::kFailed) {
-      ++failed;
-    } else {
-      expect_verifies(r);
-    }
-  }
+  const int failed = failures_of(*e, 8);
   EXPECT_GE(failed, 1);
   EXPECT_LE(failed, 2);
   ASSERT_TRUE(eventually([&] { return dead_calls.load() == 1; }));
