@@ -153,7 +153,7 @@ replay() {
 # daemon either resets in process and serves on, or exits 75; either way a fresh daemon proves.
 lost_device() {
   local rc=0 outcome
-  CUZK_FAULT=${LOST_FAULT:-sticky:40@msm.} start_daemon 1 daemon-lost.log || true
+  CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.} start_daemon 1 daemon-lost.log || true
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
     bench small "$small_n" 8 1 normal "lost.log" || true
     timeout 60 tail --pid="$pid" -f /dev/null || true
@@ -164,7 +164,9 @@ lost_device() {
   else
     wait "$pid" || rc=$?
     pid=
-    outcome="exit status $rc after $(grep -c ' OK ' "$OUTD/lost.log" 2>/dev/null || echo 0) of 8 OK: $(grep -o 'could not be reset after a sticky fault.*' "$OUTD/daemon-lost.log" | head -1 | cut -c1-160)"
+    local where="a small proof"
+    grep -q "circuit=cuzk-selftest.*outcome=failed" "$OUTD/daemon-lost.log" && where="the start-up self-test"
+    outcome="fault in $where; exit status $rc after $(grep -c ' OK ' "$OUTD/lost.log" 2>/dev/null || echo 0) of 8 OK: $(grep -o 'could not be reset after a sticky fault.*' "$OUTD/daemon-lost.log" | head -1 | cut -c1-160)"
   fi
   start_daemon 1 daemon-after-lost.log
   if bench small "$small_n" 3 1 normal "after-lost.log"; then outcome="$outcome; a fresh daemon: 3/3 OK"; else outcome="$outcome; a fresh daemon: FAILED"; fi
@@ -192,7 +194,7 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
   echo "  - after: $REPLAY_DEVICE"
   echo "  - $REPLAY_KEY"
-  echo "- lost GPU (CUZK_FAULT=${LOST_FAULT:-sticky:40@msm.}): $LOST"
+  echo "- lost GPU (CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.}): $LOST"
   echo
   echo '```'
   for w in 2 1; do
