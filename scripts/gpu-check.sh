@@ -52,7 +52,11 @@ GPU_BENCHES=(cuda_arith_bench cuda_ntt_bench cuda_msm_bench)
 
 if [[ $MODE == prebuilt ]]; then
   if [[ -f $PACKED ]]; then  # a packed archive (the device tool carries few, small files)
-    mkdir -p "${TMPDIR:-/tmp}/cuzk-gpu-pack" && tar -C "${TMPDIR:-/tmp}/cuzk-gpu-pack" -xzf "$PACKED" || exit 1
+    # .tgz or .txz (GNU tar picks the decompressor); python3's tarfile where xz is missing.
+    mkdir -p "${TMPDIR:-/tmp}/cuzk-gpu-pack"
+    tar -C "${TMPDIR:-/tmp}/cuzk-gpu-pack" -xf "$PACKED" 2>/dev/null ||
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$PACKED" \
+        "${TMPDIR:-/tmp}/cuzk-gpu-pack" || exit 1
     PACKED=$(find "${TMPDIR:-/tmp}/cuzk-gpu-pack" -name COMMIT -printf '%h\n' | head -1)
   fi
   BIN=$(cd "$PACKED" && pwd)
@@ -153,8 +157,10 @@ build_and_pack() {
   done
   git -C "$ROOT" rev-parse --short HEAD >"$PACK/COMMIT" 2>/dev/null || true
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "$(cat "$PACK/COMMIT") + local changes" >"$PACK/COMMIT"
-  tar -C "$(dirname "$PACK")" -czf "$PACK.tgz" "$(basename "$PACK")"
-  say "packed into $PACK ($(du -sh "$PACK" | cut -f1)) and $PACK.tgz ($(du -sh "$PACK.tgz" | cut -f1)): carry the .tgz"
+  # xz: the gzip pack outgrew the device tool's 64 MiB for everything carried (64.9 MB; xz 50 MB).
+  rm -f "$PACK.tgz"
+  tar -C "$(dirname "$PACK")" -cJf "$PACK.txz" "$(basename "$PACK")"
+  say "packed into $PACK ($(du -sh "$PACK" | cut -f1)) and $PACK.txz ($(du -sh "$PACK.txz" | cut -f1)): carry the .txz"
 }
 
 if [[ $MODE != prebuilt ]]; then
