@@ -121,6 +121,7 @@ Result<DaemonConfig> load_config(const std::string& path) {
   CUZK_RETURN_IF_ERROR(server.get("bearer_token_file", c.bearer_token_file));
   CUZK_RETURN_IF_ERROR(server.bytes("max_witness_bytes", c.limits.max_witness_bytes));
   CUZK_RETURN_IF_ERROR(server.get("allow_witness_path", c.limits.allow_witness_path));
+  CUZK_RETURN_IF_ERROR(server.bytes("idle_witness_bytes", c.limits.idle_witness_bytes));
   CUZK_RETURN_IF_ERROR(server.get("shutdown_grace_seconds", c.shutdown_grace_seconds));
   CUZK_RETURN_IF_ERROR(server.no_unknown_keys());
 

@@ -3,6 +3,7 @@
 //   section 2: nWitness values, each n8 bytes little-endian in *standard* form.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -61,10 +62,20 @@ template <class Fr>
 Status check_wtns_values(std::span<const typename Fr::Int> values, const std::string& where,
                          ThreadPool* pool = nullptr);
 
+// The range check as a ValueScan for read_file: values of Fr::BYTES from byte
+// WtnsBuffer::kValuesOffset (where a .wtns of 32-byte values has them).
+template <class Fr>
+size_t first_unreduced(const uint8_t* p, size_t count);
+template <class Fr>
+ValueScan wtns_value_scan() {
+  return {WtnsBuffer::kValuesOffset, Fr::BYTES, &first_unreduced<Fr>};
+}
+
 // The daemon's reader, after locate_wtns: the values of the .wtns in `buf`, checked as
-// parse_wtns checks them (split across `pool`), read in place. They are moved within `buf`
-// to align them for Int when they are not (or copied into a new buffer that `buf` then
-// holds, where there is no room), so `buf` must outlive the span and stay unmoved.
+// parse_wtns checks them (split across `pool`; or not again, when read_file scanned them
+// with wtns_value_scan<Fr>() where locate_wtns found them), read in place. They are moved
+// within `buf` to align them for Int when they are not (or copied into a new buffer that
+// `buf` then holds, where there is no room), so `buf` must outlive the span and stay unmoved.
 template <class Fr>
 Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, const WtnsLayout& at,
                                                              ThreadPool* pool = nullptr);
@@ -105,6 +116,38 @@ Result<WtnsLayout> locate_wtns(std::span<const uint8_t> bytes, const std::string
 }
 
 template <class Fr>
+size_t first_unreduced(const uint8_t* p, size_t count) {
+  using Int = typename Fr::Int;
+  static_assert(std::endian::native == std::endian::little && sizeof(Int) == Fr::BYTES);
+  constexpr size_t kTop = Fr::BYTES - 8;  // of the top limb in a value
+  constexpr uint64_t r_top = Fr::MODULUS.limb[Fr::BYTES / 8 - 1];
+  // A value whose top limb is below r's is below r: nearly every value, decided by one
+  // compare (a block at a time, without branches); only a block with a top limb at or
+  // above r's is compared in full.
+  constexpr size_t kBlock = 64;
+  for (size_t lo = 0; lo < count; lo += kBlock) {
+    const size_t hi = std::min(count, lo + kBlock);
+    uint64_t suspect = 0;
+    for (size_t i = lo; i < hi; ++i) {
+      uint64_t top;
+      std::memcpy(&top, p + i * Fr::BYTES + kTop, 8);
+      suspect |= uint64_t(top >= r_top);
+    }
+    if (suspect == 0) continue;
+    for (size_t i = lo; i < hi; ++i) {
+      Int v;
+      std::memcpy(&v, p + i * Fr::BYTES, sizeof v);
+      if (!v.less_than(Fr::MODULUS)) return i;
+    }
+  }
+  return count;
+}
+
+inline Status unreduced_value(const std::string& where, size_t index) {
+  return data_loss(where + ": value " + std::to_string(index) + " is not reduced below r");
+}
+
+template <class Fr>
 Status check_wtns_values(std::span<const typename Fr::Int> values, const std::string& where, ThreadPool* pool) {
   if (values.empty() || values[0] != Fr::Int::from_u64(1)) {
     return data_loss(where + ": value 0 (the constant wire) must be 1");
@@ -113,8 +156,12 @@ Status check_wtns_values(std::span<const typename Fr::Int> values, const std::st
   // and the smallest one wins, so the message names the same index on any pool.
   std::atomic<size_t> first_bad{values.size()};
   auto scan = [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi && i < first_bad.load(std::memory_order_relaxed); ++i) {
-      if (!values[i].less_than(Fr::MODULUS)) {
+    constexpr size_t kStep = size_t(1) << 12;  // then see whether a smaller bad index was found
+    for (size_t at = lo; at < hi && at < first_bad.load(std::memory_order_relaxed); at += kStep) {
+      const size_t len = std::min(kStep, hi - at);
+      const size_t r = first_unreduced<Fr>(reinterpret_cast<const uint8_t*>(values.data() + at), len);
+      if (r < len) {
+        const size_t i = at + r;
         size_t cur = first_bad.load();
         while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
         }
@@ -127,9 +174,7 @@ Status check_wtns_values(std::span<const typename Fr::Int> values, const std::st
   } else {
     scan(0, values.size());
   }
-  if (first_bad.load() != values.size()) {
-    return data_loss(where + ": value " + std::to_string(first_bad.load()) + " is not reduced below r");
-  }
+  if (first_bad.load() != values.size()) return unreduced_value(where, first_bad.load());
   return Status::ok();
 }
 
@@ -156,6 +201,11 @@ Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, co
   using Int = typename Fr::Int;
   // A value is Fr::BYTES little-endian bytes: Int's own layout here, so it is read in place.
   static_assert(std::endian::native == std::endian::little && sizeof(Int) == Fr::BYTES);
+  // read_file's scan covered exactly these values when it assumed where they are rightly.
+  const ScannedValues* pre = buf.scanned();
+  const bool scanned = pre != nullptr && pre->scan.first_bad == &first_unreduced<Fr> &&
+                       pre->scan.value_bytes == Fr::BYTES && pre->scan.offset == at.values_offset && pre->count >= at.n;
+  const size_t scanned_bad = scanned ? pre->first_bad : 0;
   std::span<const uint8_t> raw = buf.align_from(at.values_offset, alignof(Int));
   if (raw.empty()) {  // no room to align them in place: copy them out, aligned
     std::span<const uint8_t> tail = buf.bytes().subspan(at.values_offset);
@@ -165,7 +215,12 @@ Result<std::span<const typename Fr::Int>> borrow_wtns_values(WtnsBuffer& buf, co
     raw = buf.bytes();
   }
   std::span<const Int> values{reinterpret_cast<const Int*>(raw.data()), at.n};
-  CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(values, at.where, pool));
+  if (!scanned) {
+    CUZK_RETURN_IF_ERROR(check_wtns_values<Fr>(values, at.where, pool));
+    return values;
+  }
+  if (values[0] != Int::from_u64(1)) return data_loss(at.where + ": value 0 (the constant wire) must be 1");
+  if (scanned_bad < at.n) return unreduced_value(at.where, scanned_bad);  // past n: another section's bytes
   return values;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "ff/fields.hpp"
+#include "formats/wtns.hpp"
 #include "formats/wtns_buffer.hpp"
 #include "server/proto_convert.hpp"
 
@@ -10,6 +12,15 @@ namespace cuzk::server {
 namespace {
 
 grpc::Status invalid(const std::string& m) { return {grpc::StatusCode::INVALID_ARGUMENT, m}; }
+
+// The range check for the circuit's field, run by read_file as it reads (none for a circuit
+// it does not know: admission refuses that before looking at the witness).
+std::optional<formats::ValueScan> value_scan_for(const engine::Engine& engine, const std::string& circuit_id) {
+  auto info = engine.circuit(circuit_id);
+  if (!info.is_ok()) return std::nullopt;
+  if (info->shape.curve == formats::CurveId::kBn254) return formats::wtns_value_scan<bn254::Fr>();
+  return formats::wtns_value_scan<bls12_381::Fr>();
+}
 
 }  // namespace
 
@@ -51,7 +62,9 @@ grpc::Status ProvingService::submit_unary(grpc::ServerContext* ctx, v1::SubmitPr
       }
       // Read into memory the job owns, not mapped: the client may truncate or delete the file
       // while the proof runs, and a truncated mapping would crash the daemon (SIGBUS).
-      auto file = formats::WtnsBuffer::read_file(req.witness_path(), limits_.max_witness_bytes, engine_.intake_pool());
+      const auto scan = value_scan_for(engine_, req.circuit_id());
+      auto file = formats::WtnsBuffer::read_file(req.witness_path(), limits_.max_witness_bytes, engine_.intake_pool(),
+                                                 scan ? &*scan : nullptr, &buffers_);
       if (!file.is_ok()) return to_grpc(file.status());
       return admit(req, std::move(file).value(), received_at, out);
     }
@@ -88,8 +101,9 @@ grpc::Status ProvingService::SubmitProofStream(grpc::ServerContext* ctx,
                                                       " exceeds max_witness_bytes " +
                                                       std::to_string(limits_.max_witness_bytes)};
   }
-  // The chunks go straight into the buffer the job keeps (its values aligned there).
-  auto buf = formats::WtnsBuffer::allocate(size_t(size));
+  // The chunks go straight into the buffer the job keeps (its values aligned there); a reused
+  // one is overwritten in full or refused below as truncated.
+  auto buf = formats::WtnsBuffer::allocate(size_t(size), formats::WtnsBuffer::kValuesOffset, &buffers_);
   if (!buf.is_ok()) return to_grpc(buf.status());
   size_t got = 0;
   while (reader->Read(&chunk)) {

@@ -16,12 +16,15 @@ namespace cuzk::server {
 struct ServiceLimits {
   uint64_t max_witness_bytes = uint64_t(1) << 30;  // larger witnesses: RESOURCE_EXHAUSTED
   bool allow_witness_path = true;                  // accept SubmitProofRequest.witness_path
+  // Idle witness buffers kept for the next proof's file or stream (WtnsBufferPool); 0: none.
+  uint64_t idle_witness_bytes = uint64_t(2) << 30;
   std::string version;
 };
 
 class ProvingService final : public v1::ProvingEngine::Service {
  public:
-  ProvingService(engine::Engine& engine, ServiceLimits limits) : engine_(engine), limits_(std::move(limits)) {}
+  ProvingService(engine::Engine& engine, ServiceLimits limits)
+      : engine_(engine), limits_(std::move(limits)), buffers_(limits_.idle_witness_bytes) {}
 
   grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest*, v1::SubmitProofResponse*) override;
   grpc::Status SubmitProofStream(grpc::ServerContext*, grpc::ServerReader<v1::SubmitProofChunk>*,
@@ -54,6 +57,8 @@ class ProvingService final : public v1::ProvingEngine::Service {
 
   engine::Engine& engine_;
   const ServiceLimits limits_;
+  // Jobs may outlive the service: their buffers then unmap instead of coming back.
+  formats::WtnsBufferPool buffers_;
 };
 
 }  // namespace cuzk::server

@@ -68,6 +68,19 @@ TEST_F(WitnessIntakeTest, UnreducedValueAtFirstMiddleOrLastIndexIsInvalidArgumen
     EXPECT_EQ(borrowed.code(), StatusCode::kInvalidArgument) << i;
     EXPECT_NE(borrowed.message().find(want), std::string::npos) << borrowed.message();
   }
+  // The same read from a file with the range check run while reading.
+  const formats::ValueScan scan = formats::wtns_value_scan<bn254::Fr>();
+  for (size_t i : {size_t(1), n / 2, n - 1}) {
+    const std::string path = dir_->file("unreduced-" + std::to_string(i) + ".wtns");
+    testing::write_bytes(path, unreduced_at(i));
+    auto file = formats::WtnsBuffer::read_file(path, uint64_t(1) << 30, e_->intake_pool(), &scan);
+    ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+    ASSERT_NE(file->scanned(), nullptr);
+    Status s = submit_owned(std::make_shared<formats::WtnsBuffer>(std::move(file).value()));
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << i;
+    EXPECT_NE(s.message().find("value " + std::to_string(i) + " is not reduced below r"), std::string::npos)
+        << s.message();
+  }
   std::vector<uint8_t> zero = unreduced_at(0);
   SubmitRequest r = request("small");
   r.wtns = zero;
@@ -140,6 +153,37 @@ TEST_F(WitnessIntakeTest, WitnessFileDeletedOrTruncatedAfterSubmissionStillProve
     }
     expect_verifies(finished(*e_, job));
   }
+}
+
+TEST_F(WitnessIntakeTest, ReusedBuffersScannedWhileReadingProveTheSame) {
+  // Each job's buffer goes back to the pool when its proof is done and the next job reads
+  // into it: the proofs verify with the same public signals as a fresh buffer's.
+  formats::WtnsBufferPool buffers(uint64_t(1) << 30);
+  const formats::ValueScan scan = formats::wtns_value_scan<bn254::Fr>();
+  std::vector<std::string> publics;
+  for (int round = 0; round < 3; ++round) {
+    auto file = formats::WtnsBuffer::read_file(small_->wtns_path, uint64_t(1) << 30, e_->intake_pool(), &scan,
+                                               round == 0 ? nullptr : &buffers);
+    ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+    if (round > 0) {
+      EXPECT_EQ(buffers.idle_count(), 0u) << round;  // taken from the pool
+    }
+    std::string job;
+    ASSERT_TRUE(submit_owned(std::make_shared<formats::WtnsBuffer>(std::move(file).value()), &job).is_ok());
+    JobRecord rec = finished(*e_, job);
+    expect_verifies(rec);
+    publics.push_back(rec.result.public_json);
+    wait_for_zero_host();
+    if (round == 0) {
+      // A first buffer from the pool, for the next rounds to reuse.
+      auto seed = formats::WtnsBuffer::allocate(small_->wtns.size(), formats::WtnsBuffer::kValuesOffset, &buffers);
+      ASSERT_TRUE(seed.is_ok());
+      std::memset(seed->data(), 0xff, seed->size());  // an earlier "witness" of bytes no value may hold
+    }
+    EXPECT_TRUE(eventually([&] { return buffers.idle_count() == 1; })) << round;
+  }
+  EXPECT_EQ(publics[1], publics[0]);
+  EXPECT_EQ(publics[2], publics[0]);
 }
 
 TEST(PayloadDigest, IsTheSameOnAnyPoolAndChangesWithOneByte) {
