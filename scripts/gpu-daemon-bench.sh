@@ -26,6 +26,8 @@ SMALL_LOG=${SMALL_LOG:-20}
 CURVE=${CURVE:-bls12_381}
 STREAM_COUNT=${STREAM_COUNT:-24}
 STREAM_CLIENTS=${STREAM_CLIENTS:-4}
+PHASES=${PHASES:-w2 w1 replay lost}  # w2 includes the CRITICAL probes and the overhead runs
+CRIT_PROBES=${CRIT_PROBES:-3}
 WITNESS=${WITNESS:-path}  # path: the daemon maps the client's .wtns (a local client); bytes: sent over gRPC
 BACKEND=${BACKEND:-cuda}  # of the in-process comparison (cpu: to try this script without a GPU)
 mkdir -p "$OUTD"
@@ -77,6 +79,17 @@ bench() {  # circuit n count concurrency priority log
   ! grep -q FAILED "$OUTD/$6" && grep -q "OK in" "$OUTD/$6"
 }
 
+# The median of every *_ms field over the daemon log lines that match a pattern.
+field_medians() {  # log pattern
+  local lines f out="" v
+  lines=$(grep -h "$2" "$1" 2>/dev/null) || return 0
+  for f in $(grep -o '[a-z_0-9]*_ms=' <<<"$lines" | awk '!seen[$0]++'); do
+    v=$(grep -o "[^a-z_]$f[0-9.]*" <<<"$lines" | cut -d= -f2 | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    out="${out:+$out }$f$v"
+  done
+  echo "$out"
+}
+
 p50() { sed -n 's/.*latency p50 \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
 steady() { sed -n 's/.*steady state \([0-9.]*\) s\/proof.*/\1/p' "$1" | head -1; }
 
@@ -116,10 +129,18 @@ stream() {  # workers tag
       kill -0 "$bpid" 2>/dev/null || break
       sleep 0.1
     done
-    bench small "$small_n" 1 1 critical "small-critical-in-stream.log"
-    crit=$(sed -n 's/.*\[1\/1\] OK \([0-9.]*\)s.*/\1/p' "$OUTD/small-critical-in-stream.log")
-    # The daemon's own timings of that proof: where its latency went.
-    CRIT_TIMINGS=$(grep "circuit=small priority=CRITICAL" "$OUTD/daemon-w$1.log" | tail -1 | sed 's/.*prestage=/prestage=/')
+    # CRIT_PROBES probes, 0.4 s apart, each alone: the latencies, and the daemon's own timings
+    # of each (where its latency went).
+    local k lat
+    for k in $(seq "$CRIT_PROBES"); do
+      kill -0 "$bpid" 2>/dev/null || break
+      bench small "$small_n" 1 1 critical "small-critical-in-stream-$k.log"
+      lat=$(sed -n 's/.*\[1\/1\] OK \([0-9.]*\)s.*/\1/p' "$OUTD/small-critical-in-stream-$k.log")
+      crit="${crit:+$crit }$lat"
+      sleep 0.4
+    done
+    CRIT_TIMINGS=$(grep "circuit=small priority=CRITICAL" "$OUTD/daemon-w$1.log" | tail -n "$CRIT_PROBES" |
+      sed 's/.*prestage=/prestage=/')
   fi
   wait "$bpid"
   kill "$smi" 2>/dev/null || true
@@ -174,10 +195,15 @@ lost_device() {
   LOST=$outcome
 }
 
-stream 2
-stream 1
-replay
-lost_device
+for phase in $PHASES; do
+  case $phase in
+    w2) stream 2 ;;
+    w1) stream 1 ;;
+    replay) replay ;;
+    lost) lost_device ;;
+    *) echo "unknown phase $phase (PHASES: w2 w1 replay lost)" >&2; exit 2 ;;
+  esac
+done
 "$BIN/cuzk" bench -n "$small_n" --curve "$CURVE" --backend "$BACKEND" -r 9 >"$OUTD/small-inprocess.log" 2>&1
 inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
 
@@ -189,8 +215,10 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   printf '%s\n' "${rows[@]}"
   echo
   echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT}s"
-  echo "  - its timings in the daemon: ${CRIT_TIMINGS:-}"
+  echo "  - their timings in the daemon:"
+  printf '    - %s\n' "${CRIT_TIMINGS:-}"
   echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
+  echo "  - the daemon's timings of those proofs (median of each field): $(field_medians "$OUTD/daemon-w2.log" "circuit=small priority=NORMAL")"
   echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
   echo "  - after: $REPLAY_DEVICE"
   echo "  - $REPLAY_KEY"

@@ -15,10 +15,12 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
   if (proof.staged != nullptr || proof.device_memory.held()) return Status::ok();
   const BackendBytes b = proof.key.key().backend_bytes(device.index());
   const uint64_t need = device.stage_bytes(proof.shape, b.upload, b.compute).fallback_path();
+  const auto t0 = PendingProof::Clock::now();
   auto reserved = wait ? device.memory().reserve(need, proof.priority, proof.cancel.get_token())
                        : device.memory().try_reserve(need, proof.priority);
   if (!reserved.is_ok()) return reserved.status();
   proof.device_memory = std::move(*reserved);
+  proof.timings.memory_wait_ms += PendingProof::ms_since(t0);
   return Status::ok();
 }
 

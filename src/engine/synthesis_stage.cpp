@@ -11,6 +11,7 @@ void run_synthesis_stage(Pipeline& p) {
       continue;
     }
     p.jobs.mark_running(proof->job_id);
+    const auto t0 = PendingProof::Clock::now();
     auto lease = p.keys.acquire(proof->circuit_id, proof->cancel.get_token());
     if (!lease.is_ok()) {
       p.fail(std::move(proof), lease.status());
@@ -24,6 +25,7 @@ void run_synthesis_stage(Pipeline& p) {
       continue;
     }
     proof->host_work = std::move(*work);
+    proof->timings.memory_wait_ms += PendingProof::ms_since(t0) - proof->timings.key_load_ms;
     proof->enter_queue();
     Priority prio = proof->priority;
     if (!p.scheduler.prestage().push(std::move(proof), prio)) return;

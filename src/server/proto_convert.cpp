@@ -174,6 +174,7 @@ void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
   out.set_batch(t.batch);
   out.set_paused_ms(t.paused_ms);
   out.set_readback_ms(t.readback_ms);
+  out.set_memory_wait_ms(t.memory_wait_ms);
 }
 
 void fill(const engine::ProofResult& r, v1::ProofResult& out) {
