@@ -33,6 +33,7 @@ struct KernelTimings {
   double ntt_h_ms = 0;
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
   double read_back_ms = 0;
+  double upload_host_copy_ms = 0, upload_link_wait_ms = 0;  // of upload_ms (the rest: its setup)
 };
 
 // One proof between its device stages: the backend's job, then the MSM sums.

@@ -21,6 +21,9 @@ void run_finalize_stage(Pipeline& p) {
     proof->proved = std::move(*proved);
     proof->staged.reset();
     const KernelTimings& t = proof->proved->timings;
+    proof->timings.upload_ms = t.upload_ms;
+    proof->timings.upload_host_copy_ms = t.upload_host_copy_ms;
+    proof->timings.upload_link_wait_ms = t.upload_link_wait_ms;
     proof->timings.synthesis_ms = t.synthesis_ms;
     proof->timings.ntt_h_ms = t.ntt_h_ms;
     proof->timings.msm_a_ms = t.msm_a_ms;

@@ -175,6 +175,9 @@ void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
   out.set_paused_ms(t.paused_ms);
   out.set_readback_ms(t.readback_ms);
   out.set_memory_wait_ms(t.memory_wait_ms);
+  out.set_upload_ms(t.upload_ms);
+  out.set_upload_host_copy_ms(t.upload_host_copy_ms);
+  out.set_upload_link_wait_ms(t.upload_link_wait_ms);
 }
 
 void fill(const engine::ProofResult& r, v1::ProofResult& out) {

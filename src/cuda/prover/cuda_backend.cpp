@@ -329,8 +329,12 @@ Result<std::unique_ptr<groth16::ProofJob<C>>> CudaBackend<C>::upload(const groth
   CUZK_ASSIGN_OR_RETURN(
       job->witness, DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
   // The caller's witness is pageable: through the pinned chunks, at the link's rate.
+  t.upload_setup = seconds_since(t0);
+  HostStaging::Split split;
   CUZK_RETURN_IF_ERROR(staging_->copy_to_device(job->witness.data(), witness.data(), witness.size_bytes(), job->copy,
-                                                "prover.upload.witness_chunk"));
+                                                "prover.upload.witness_chunk", &split));
+  t.upload_host_copy = split.host_copy;
+  t.upload_link_wait = split.link_wait;
   CUZK_RETURN_IF_ERROR(job->uploaded.record(job->copy));
   t.upload = seconds_since(t0);
   return std::unique_ptr<groth16::ProofJob<C>>(std::move(job));

@@ -1,6 +1,7 @@
 #include "cuda/prover/host_staging.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -52,8 +53,12 @@ void HostStaging::give_back(std::unique_ptr<Set> set) {
   free_.push_back(std::move(set));
 }
 
-Status HostStaging::copy_to_device(void* dst, const void* src, size_t bytes, const Stream& s, const char* site) {
+Status HostStaging::copy_to_device(void* dst, const void* src, size_t bytes, const Stream& s, const char* site,
+                                   Split* split) {
   if (bytes == 0) return Status::ok();
+  using Clock = std::chrono::steady_clock;
+  Split local;
+  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   CUZK_ASSIGN_OR_RETURN(std::unique_ptr<Set> set, acquire());
   auto* out = static_cast<std::byte*>(dst);
   const auto* in = static_cast<const std::byte*>(src);
@@ -64,19 +69,26 @@ Status HostStaging::copy_to_device(void* dst, const void* src, size_t bytes, con
     const int b = int(k % 2);
     const size_t lo = k * chunk_bytes_, len = std::min(chunk_bytes_, bytes - lo);
     // The DMA of chunk k-2 read this chunk last.
+    auto t0 = Clock::now();
     st = set->read[b]->synchronize();
+    local.link_wait += since(t0);
     if (!st.is_ok()) break;
     std::byte* pinned = set->chunk[b].data();
+    t0 = Clock::now();
     pool_.parallel_for(
         0, len, [&](size_t a, size_t e) { std::memcpy(pinned + a, in + lo + a, e - a); }, kMemcpyPiece);
+    local.host_copy += since(t0);
     st = copy_async(out + lo, pinned, len, cudaMemcpyHostToDevice, s.get(), site);
     if (st.is_ok()) st = set->read[b]->record(s);
   }
   // Whatever happened, nothing may still read a chunk once the set is back in the pool.
+  const auto t0 = Clock::now();
   for (int b = 0; b < 2; ++b) {
     Status done = set->read[b]->synchronize();
     if (st.is_ok()) st = done;
   }
+  local.link_wait += since(t0);
+  if (split != nullptr) *split = local;
   give_back(std::move(set));
   return st;
 }

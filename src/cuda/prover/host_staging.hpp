@@ -34,7 +34,13 @@ class HostStaging {
   // returns once the data is on the device (or, on an error, once nothing issued here is
   // still reading a chunk). Every DMA passes the fault injector as a copy named `site`.
   // A failure to pin a chunk is an allocation fault site "prover.staging.pinned".
-  Status copy_to_device(void* dst, const void* src, size_t bytes, const Stream& s, const char* site);
+  // `split`, when given, receives the seconds spent copying into the pinned chunks and
+  // waiting for the DMA of earlier chunks (the two add up to about the call's time).
+  struct Split {
+    double host_copy = 0, link_wait = 0;
+  };
+  Status copy_to_device(void* dst, const void* src, size_t bytes, const Stream& s, const char* site,
+                        Split* split = nullptr);
 
   // Page-locked host bytes held by the pool (its sets, in use or not).
   size_t pinned_bytes() const;
