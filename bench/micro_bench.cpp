@@ -6,8 +6,11 @@
 #include <string>
 
 #include "ec/points.hpp"
+#include "ec/subgroup.hpp"
 #include "ff/fields.hpp"
 #include "ff/inverse.hpp"
+#include "groth16/prepared_verifier.hpp"
+#include "groth16/verifier.hpp"
 #include "pairing/pairing.hpp"
 
 namespace cuzk {
@@ -85,6 +88,92 @@ void pairing_one(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(pairing::pairing(p, q));
 }
 
+// A verification key with known discrete logs and a valid proof for random public signals:
+// C = (ab - alpha beta - gamma sum_i pub_i ic_i) / delta. Full-width public signals, the
+// costliest case for the IC sum.
+template <class Curve>
+struct VerifyInstance {
+  using Fr = typename Curve::Fr;
+  groth16::VerifyingKey<Curve> vk;
+  groth16::Proof<Curve> proof;
+  std::vector<typename Fr::Int> pub;
+
+  explicit VerifyInstance(size_t n_public) {
+    using G1J = ec::Jacobian<typename Curve::G1>;
+    using G2J = ec::Jacobian<typename Curve::G2>;
+    auto rnd = [] { return Fr::random(rng()); };
+    Fr alpha = rnd(), beta = rnd(), gamma = rnd(), delta = rnd(), a = rnd(), b = rnd();
+    Fr x = rnd();
+    vk.n_public = uint32_t(n_public);
+    vk.ic.push_back(G1J::generator().mul(x).to_affine());
+    for (size_t i = 0; i < n_public; ++i) {
+      Fr ic = rnd(), p = rnd();
+      vk.ic.push_back(G1J::generator().mul(ic).to_affine());
+      pub.push_back(p.to_canonical());
+      x = x + ic * p;
+    }
+    vk.alpha1 = G1J::generator().mul(alpha).to_affine();
+    vk.beta2 = G2J::generator().mul(beta).to_affine();
+    vk.gamma2 = G2J::generator().mul(gamma).to_affine();
+    vk.delta2 = G2J::generator().mul(delta).to_affine();
+    proof.a = G1J::generator().mul(a).to_affine();
+    proof.b = G2J::generator().mul(b).to_affine();
+    proof.c = G1J::generator().mul((a * b - alpha * beta - gamma * x) * delta.inverse()).to_affine();
+  }
+};
+
+constexpr size_t kVerifyPublic = 4;
+
+template <class Curve>
+void verify_plain(benchmark::State& state) {
+  VerifyInstance<Curve> in(kVerifyPublic);
+  if (!groth16::verify<Curve>(in.vk, in.proof, in.pub).is_ok()) state.SkipWithError("the instance does not verify");
+  for (auto _ : state) benchmark::DoNotOptimize(groth16::verify<Curve>(in.vk, in.proof, in.pub));
+}
+
+// The same check against a key prepared once (groth16/prepared_verifier.hpp).
+template <class Curve>
+void verify_prepared(benchmark::State& state) {
+  VerifyInstance<Curve> in(kVerifyPublic);
+  groth16::PreparedVerifyingKey<Curve> pvk(in.vk);
+  if (!groth16::verify<Curve>(pvk, in.proof, in.pub).is_ok()) state.SkipWithError("the instance does not verify");
+  for (auto _ : state) benchmark::DoNotOptimize(groth16::verify<Curve>(pvk, in.proof, in.pub));
+}
+
+// The parts of verify_plain, one by one.
+template <class Curve>
+void verify_ic_sum(benchmark::State& state) {
+  using G1J = ec::Jacobian<typename Curve::G1>;
+  VerifyInstance<Curve> in(kVerifyPublic);
+  for (auto _ : state) {
+    G1J acc = G1J::from_affine(in.vk.ic[0]);
+    for (size_t i = 0; i < in.pub.size(); ++i) acc += G1J::from_affine(in.vk.ic[i + 1]).mul(in.pub[i]);
+    benchmark::DoNotOptimize(acc.to_affine());
+  }
+}
+
+template <class C>
+void subgroup_check(benchmark::State& state) {
+  ec::Affine<C> p = random_point<C>().to_affine();
+  for (auto _ : state) benchmark::DoNotOptimize(ec::is_in_subgroup(p));
+}
+
+template <class Curve>
+void miller_loop_4(benchmark::State& state) {
+  using Pair = std::pair<ec::Affine<typename Curve::G1>, ec::Affine<typename Curve::G2>>;
+  VerifyInstance<Curve> in(kVerifyPublic);
+  const Pair pairs[4] = {{-in.proof.a, in.proof.b}, {in.vk.ic[0], in.vk.gamma2}, {in.proof.c, in.vk.delta2},
+                         {in.vk.alpha1, in.vk.beta2}};
+  for (auto _ : state) benchmark::DoNotOptimize(pairing::miller_loop(std::span<const Pair>(pairs)));
+}
+
+template <class Curve>
+void final_exponentiation(benchmark::State& state) {
+  auto f = pairing::miller_loop(std::span<const std::pair<ec::Affine<typename Curve::G1>, ec::Affine<typename Curve::G2>>>(
+      std::vector{std::pair{random_point<typename Curve::G1>().to_affine(), random_point<typename Curve::G2>().to_affine()}}));
+  for (auto _ : state) benchmark::DoNotOptimize(pairing::final_exponentiation(f));
+}
+
 template <class Curve>
 void register_curve() {
   const std::string c = Curve::NAME;
@@ -97,6 +186,17 @@ void register_curve() {
   benchmark::RegisterBenchmark((c + "/G1_scalar_mul").c_str(), scalar_mul<typename Curve::G1>);
   benchmark::RegisterBenchmark((c + "/G2_scalar_mul").c_str(), scalar_mul<typename Curve::G2>);
   benchmark::RegisterBenchmark((c + "/pairing").c_str(), pairing_one<Curve>)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/G1_subgroup_check").c_str(), subgroup_check<typename Curve::G1>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/G2_subgroup_check").c_str(), subgroup_check<typename Curve::G2>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/verify_ic_sum_4").c_str(), verify_ic_sum<Curve>)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/miller_loop_4").c_str(), miller_loop_4<Curve>)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/final_exponentiation").c_str(), final_exponentiation<Curve>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/verify_4").c_str(), verify_plain<Curve>)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/verify_prepared_4").c_str(), verify_prepared<Curve>)
+      ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace

@@ -24,10 +24,9 @@ Status check_point(const ec::Affine<Cfg>& p, const char* name) {
 }  // namespace
 
 template <class C>
-Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const typename C::Fr::Int> public_signals) {
+Status check_verify_inputs(const VerifyingKey<C>& vk, const Proof<C>& proof,
+                           std::span<const typename C::Fr::Int> public_signals) {
   using Fr = typename C::Fr;
-  using G1J = ec::Jacobian<typename C::G1>;
-  using Pair = std::pair<ec::Affine<typename C::G1>, ec::Affine<typename C::G2>>;
   if (vk.ic.size() != size_t(vk.n_public) + 1) {
     return invalid_argument("verify: the verification key has " + std::to_string(vk.ic.size()) +
                             " IC points for nPublic " + std::to_string(vk.n_public));
@@ -43,7 +42,14 @@ Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const 
   }
   CUZK_RETURN_IF_ERROR(check_point(proof.a, "pi_a"));
   CUZK_RETURN_IF_ERROR(check_point(proof.b, "pi_b"));
-  CUZK_RETURN_IF_ERROR(check_point(proof.c, "pi_c"));
+  return check_point(proof.c, "pi_c");
+}
+
+template <class C>
+Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const typename C::Fr::Int> public_signals) {
+  using G1J = ec::Jacobian<typename C::G1>;
+  using Pair = std::pair<ec::Affine<typename C::G1>, ec::Affine<typename C::G2>>;
+  CUZK_RETURN_IF_ERROR(check_verify_inputs<C>(vk, proof, public_signals));
 
   G1J vk_x = G1J::from_affine(vk.ic[0]);
   for (size_t i = 0; i < public_signals.size(); ++i) vk_x += G1J::from_affine(vk.ic[i + 1]).mul(public_signals[i]);
@@ -54,12 +60,15 @@ Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const 
       {proof.c, vk.delta2},
       {vk.alpha1, vk.beta2},
   };
-  if (!pairing::pairing_product_is_one(std::span<const Pair>(pairs))) {
-    return invalid_argument("verify: the pairing check failed: the proof is not valid for these public signals");
-  }
+  if (!pairing::pairing_product_is_one(std::span<const Pair>(pairs))) return pairing_check_failed();
   return Status::ok();
 }
 
+template Status check_verify_inputs<bn254::Curve>(const VerifyingKey<bn254::Curve>&, const Proof<bn254::Curve>&,
+                                                  std::span<const bn254::Fr::Int>);
+template Status check_verify_inputs<bls12_381::Curve>(const VerifyingKey<bls12_381::Curve>&,
+                                                      const Proof<bls12_381::Curve>&,
+                                                      std::span<const bls12_381::Fr::Int>);
 template Status verify<bn254::Curve>(const VerifyingKey<bn254::Curve>&, const Proof<bn254::Curve>&,
                                      std::span<const bn254::Fr::Int>);
 template Status verify<bls12_381::Curve>(const VerifyingKey<bls12_381::Curve>&, const Proof<bls12_381::Curve>&,

@@ -17,4 +17,16 @@ namespace cuzk::groth16 {
 template <class C>
 Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const typename C::Fr::Int> public_signals);
 
+// The checks verify runs before any pairing: the key's IC count, the number and range of
+// the public signals, and the proof points (not at infinity, on the curve, in the subgroup).
+// Ok, or the message verify would return.
+template <class C>
+Status check_verify_inputs(const VerifyingKey<C>& vk, const Proof<C>& proof,
+                           std::span<const typename C::Fr::Int> public_signals);
+
+// verify's message when the pairing check fails.
+inline Status pairing_check_failed() {
+  return invalid_argument("verify: the pairing check failed: the proof is not valid for these public signals");
+}
+
 }  // namespace cuzk::groth16

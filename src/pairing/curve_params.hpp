@@ -54,4 +54,16 @@ struct Bls12381Pairing {
   static Fq2 mul_by_3b(const Fq2& z) { return ff::mul_small(z.mul_by_nonresidue(), 12); }
 };
 
+// The pairing parameters of a curve bundle (ec/curves.hpp): PairingFor<bn254::Curve>::type.
+template <class Curve>
+struct PairingFor;
+template <>
+struct PairingFor<bn254::Curve> {
+  using type = Bn254Pairing;
+};
+template <>
+struct PairingFor<bls12_381::Curve> {
+  using type = Bls12381Pairing;
+};
+
 }  // namespace cuzk::pairing

@@ -1,0 +1,103 @@
+// Prepared Miller loops and the "is one" final exponentiation (pairing/prepared.hpp)
+// against the plain miller_loop and final_exponentiation they stand in for.
+#include "pairing/prepared.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "ec/points.hpp"
+#include "pairing/pairing.hpp"
+
+namespace cuzk::pairing {
+namespace {
+
+template <class PC>
+class PreparedTest : public ::testing::Test {
+ protected:
+  using G1A = typename PC::G1Affine;
+  using G2A = typename PC::G2Affine;
+  using G1 = ec::Jacobian<typename G1A::Curve>;
+  using G2 = ec::Jacobian<typename G2A::Curve>;
+  using Fr = typename G1A::Curve::Scalar;
+  using Pair = std::pair<G1A, G2A>;
+
+  // Fresh points every run; the seed is printed with any failure.
+  uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng{seed};
+  G1A p() { return (G1::generator() * Fr::random(rng)).to_affine(); }
+  G2A q() { return (G2::generator() * Fr::random(rng)).to_affine(); }
+
+  // miller_loop_prepared over (p, q) and the prepared pairs, against miller_loop over all.
+  void expect_same_loop(const G1A& p, const G2A& q, const std::vector<Pair>& fixed) {
+    std::vector<G2Prepared<PC>> prepared;
+    for (const auto& [pi, qi] : fixed) prepared.push_back(prepare_g2<PC>(qi));
+    std::vector<PreparedPair<PC>> pairs;
+    for (size_t i = 0; i < fixed.size(); ++i) pairs.push_back({fixed[i].first, &prepared[i]});
+    std::vector<Pair> all{{p, q}};
+    all.insert(all.end(), fixed.begin(), fixed.end());
+    EXPECT_EQ(miller_loop_prepared<PC>(p, q, std::span<const PreparedPair<PC>>(pairs)),
+              miller_loop<PC>(std::span<const Pair>(all)))
+        << "seed " << seed << ", " << fixed.size() << " prepared pairs";
+  }
+};
+
+using Curves = ::testing::Types<Bn254Pairing, Bls12381Pairing>;
+TYPED_TEST_SUITE(PreparedTest, Curves);
+
+TYPED_TEST(PreparedTest, PreparedLoopEqualsPlainLoop) {
+  for (size_t n : {0, 1, 2, 3, 5}) {
+    std::vector<typename TestFixture::Pair> fixed;
+    for (size_t i = 0; i < n; ++i) fixed.push_back({this->p(), this->q()});
+    this->expect_same_loop(this->p(), this->q(), fixed);
+  }
+}
+
+TYPED_TEST(PreparedTest, InfinityOnEitherSideContributesOne) {
+  using G1A = typename TestFixture::G1A;
+  using G2A = typename TestFixture::G2A;
+  this->expect_same_loop(G1A::infinity(), this->q(), {{this->p(), this->q()}});
+  this->expect_same_loop(this->p(), G2A::infinity(), {{this->p(), this->q()}});
+  this->expect_same_loop(this->p(), this->q(), {{G1A::infinity(), this->q()}, {this->p(), G2A::infinity()}});
+  this->expect_same_loop(G1A::infinity(), G2A::infinity(), {});
+  EXPECT_TRUE(prepare_g2<TypeParam>(G2A::infinity()).is_infinity());
+  EXPECT_FALSE(prepare_g2<TypeParam>(this->q()).is_infinity());
+}
+
+TYPED_TEST(PreparedTest, IsOneAgreesWithTheFullFinalExponentiation) {
+  using Pair = typename TestFixture::Pair;
+  using G1 = typename TestFixture::G1;
+  using Fr = typename TestFixture::Fr;
+  // Unbalanced: a random Miller-loop value is not sent to one.
+  std::vector<Pair> pairs{{this->p(), this->q()}, {this->p(), this->q()}};
+  auto f = miller_loop<TypeParam>(std::span<const Pair>(pairs));
+  EXPECT_FALSE(final_exponentiation_is_one<TypeParam>(f)) << "seed " << this->seed;
+  EXPECT_FALSE(final_exponentiation<TypeParam>(f).is_one());
+  // Balanced: e(aP, Q) e(-P, aQ) = 1, though the Miller-loop value is not one.
+  Fr a = Fr::random(this->rng);
+  auto P = this->p();
+  auto Q = this->q();
+  auto aQ = (TestFixture::G2::from_affine(Q) * a).to_affine();
+  pairs = {{(G1::from_affine(P) * a).to_affine(), Q}, {-P, aQ}};
+  f = miller_loop<TypeParam>(std::span<const Pair>(pairs));
+  EXPECT_FALSE(f.is_one());
+  EXPECT_TRUE(final_exponentiation<TypeParam>(f).is_one());
+  EXPECT_TRUE(final_exponentiation_is_one<TypeParam>(f)) << "seed " << this->seed;
+  // Off by the smallest change: the pairing with the generator's multiple a + 1.
+  pairs[0].first = (G1::from_affine(P) * (a + Fr::one())).to_affine();
+  f = miller_loop<TypeParam>(std::span<const Pair>(pairs));
+  EXPECT_FALSE(final_exponentiation_is_one<TypeParam>(f)) << "seed " << this->seed;
+  EXPECT_TRUE(final_exponentiation_is_one<TypeParam>(TypeParam::Fq12::one()));
+}
+
+TYPED_TEST(PreparedTest, VartimeInverseEqualsTheConstantTimeOne) {
+  for (int i = 0; i < 4; ++i) {
+    auto x = TypeParam::Fq12::random(this->rng);
+    EXPECT_EQ(inverse_vartime(x), x.inverse()) << "seed " << this->seed;
+    EXPECT_TRUE((inverse_vartime(x) * x).is_one());
+  }
+}
+
+}  // namespace
+}  // namespace cuzk::pairing
