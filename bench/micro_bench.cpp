@@ -12,6 +12,7 @@
 #include "groth16/prepared_verifier.hpp"
 #include "groth16/verifier.hpp"
 #include "pairing/pairing.hpp"
+#include "pairing/prepared.hpp"
 
 namespace cuzk {
 namespace {
@@ -162,16 +163,49 @@ template <class Curve>
 void miller_loop_4(benchmark::State& state) {
   using Pair = std::pair<ec::Affine<typename Curve::G1>, ec::Affine<typename Curve::G2>>;
   VerifyInstance<Curve> in(kVerifyPublic);
-  const Pair pairs[4] = {{-in.proof.a, in.proof.b}, {in.vk.ic[0], in.vk.gamma2}, {in.proof.c, in.vk.delta2},
-                         {in.vk.alpha1, in.vk.beta2}};
+  const Pair pairs[4] = {
+      {-in.proof.a, in.proof.b}, {in.vk.ic[0], in.vk.gamma2}, {in.proof.c, in.vk.delta2}, {in.vk.alpha1, in.vk.beta2}};
   for (auto _ : state) benchmark::DoNotOptimize(pairing::miller_loop(std::span<const Pair>(pairs)));
 }
 
 template <class Curve>
+typename Curve::Fq12 random_miller_value() {
+  using Pair = std::pair<ec::Affine<typename Curve::G1>, ec::Affine<typename Curve::G2>>;
+  const Pair pair{random_point<typename Curve::G1>().to_affine(), random_point<typename Curve::G2>().to_affine()};
+  return pairing::miller_loop(std::span<const Pair>(&pair, 1));
+}
+
+template <class Curve>
 void final_exponentiation(benchmark::State& state) {
-  auto f = pairing::miller_loop(std::span<const std::pair<ec::Affine<typename Curve::G1>, ec::Affine<typename Curve::G2>>>(
-      std::vector{std::pair{random_point<typename Curve::G1>().to_affine(), random_point<typename Curve::G2>().to_affine()}}));
+  auto f = random_miller_value<Curve>();
   for (auto _ : state) benchmark::DoNotOptimize(pairing::final_exponentiation(f));
+}
+
+// The parts of verify_prepared: the IC sum from the tables, the Miller loop with gamma2
+// and delta2 prepared, the "is one" final exponentiation.
+template <class Curve>
+void prepared_ic_sum(benchmark::State& state) {
+  VerifyInstance<Curve> in(kVerifyPublic);
+  groth16::PreparedVerifyingKey<Curve> pvk(in.vk);
+  for (auto _ : state) benchmark::DoNotOptimize(pvk.ic_sum(in.pub));
+}
+
+template <class Curve>
+void miller_loop_prepared(benchmark::State& state) {
+  using PC = typename pairing::PairingFor<Curve>::type;
+  VerifyInstance<Curve> in(kVerifyPublic);
+  groth16::PreparedVerifyingKey<Curve> pvk(in.vk);
+  const pairing::PreparedPair<PC> fixed[2] = {{in.vk.ic[0], &pvk.gamma2()}, {in.proof.c, &pvk.delta2()}};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(pairing::miller_loop_prepared<PC>(-in.proof.a, in.proof.b, std::span(fixed)));
+  }
+}
+
+template <class Curve>
+void final_exponentiation_is_one(benchmark::State& state) {
+  auto f = random_miller_value<Curve>();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(pairing::final_exponentiation_is_one<typename pairing::PairingFor<Curve>::type>(f));
 }
 
 template <class Curve>
@@ -196,6 +230,12 @@ void register_curve() {
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark((c + "/verify_4").c_str(), verify_plain<Curve>)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark((c + "/verify_prepared_4").c_str(), verify_prepared<Curve>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/prepared_ic_sum_4").c_str(), prepared_ic_sum<Curve>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/miller_loop_prepared").c_str(), miller_loop_prepared<Curve>)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((c + "/final_exponentiation_is_one").c_str(), final_exponentiation_is_one<Curve>)
       ->Unit(benchmark::kMicrosecond);
 }
 

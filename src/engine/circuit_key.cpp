@@ -8,9 +8,9 @@
 #include "formats/snarkjs_json.hpp"
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
+#include "groth16/prepared_verifier.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/random.hpp"
-#include "groth16/verifier.hpp"
 
 namespace cuzk::engine {
 
@@ -56,10 +56,12 @@ template <class C>
 class TypedKey final : public LoadedKey {
  public:
   TypedKey(KeyShape shape, std::unique_ptr<formats::Zkey<C>> zkey, std::span<Device* const> devices)
-      : LoadedKey(shape), zkey_(std::move(zkey)), devices_(devices.begin(), devices.end()) {
+      : LoadedKey(shape),
+        zkey_(std::move(zkey)),
+        devices_(devices.begin(), devices.end()),
+        pvk_(groth16::make_verifying_key<C>(zkey_->header().alpha1, zkey_->header().beta2, zkey_->header().gamma2,
+                                            zkey_->header().delta2, zkey_->ic())) {
     for (size_t d = 0; d < devices_.size(); ++d) slots_.push_back(std::make_unique<Slot>());
-    const auto& h = zkey_->header();
-    vk_ = groth16::make_verifying_key<C>(h.alpha1, h.beta2, h.gamma2, h.delta2, zkey_->ic());
   }
 
   Status add_provers() {
@@ -124,7 +126,7 @@ class TypedKey final : public LoadedKey {
 
   Status verify(const ProvedProof& p) const override {
     const auto& tp = static_cast<const TypedProof<C>&>(p);
-    return groth16::verify<C>(vk_, tp.out.proof, tp.out.public_signals);
+    return groth16::verify<C>(pvk_, tp.out.proof, tp.out.public_signals);
   }
 
   ProofResult serialize(const ProvedProof& p) const override {
@@ -230,7 +232,8 @@ class TypedKey final : public LoadedKey {
   std::unique_ptr<formats::Zkey<C>> zkey_;
   std::vector<Device*> devices_;
   std::vector<std::unique_ptr<Slot>> slots_;
-  groth16::VerifyingKey<C> vk_;
+  // Prepared once at load: every returned proof is verified against it (finalize stage).
+  groth16::PreparedVerifyingKey<C> pvk_;
 };
 
 template <class C>

@@ -85,7 +85,8 @@ class LoadedKey {
   // Blinds the sums with fresh r, s into the proof (host work, outside the lock).
   virtual Result<std::unique_ptr<ProvedProof>> finalize(size_t device, StagedProof& p,
                                                         const DecodedWitness& w) const = 0;
-  // The three-pairing check against the key's own verification key.
+  // The Groth16 check against the key's own verification key, prepared once at load
+  // (groth16/prepared_verifier.hpp).
   virtual Status verify(const ProvedProof& p) const = 0;
   virtual ProofResult serialize(const ProvedProof& p) const = 0;
 

@@ -89,7 +89,7 @@ template class PreparedVerifyingKey<bn254::Curve>;
 template class PreparedVerifyingKey<bls12_381::Curve>;
 template Status verify<bn254::Curve>(const PreparedVerifyingKey<bn254::Curve>&, const Proof<bn254::Curve>&,
                                      std::span<const bn254::Fr::Int>);
-template Status verify<bls12_381::Curve>(const PreparedVerifyingKey<bls12_381::Curve>&,
-                                         const Proof<bls12_381::Curve>&, std::span<const bls12_381::Fr::Int>);
+template Status verify<bls12_381::Curve>(const PreparedVerifyingKey<bls12_381::Curve>&, const Proof<bls12_381::Curve>&,
+                                         std::span<const bls12_381::Fr::Int>);
 
 }  // namespace cuzk::groth16

@@ -165,9 +165,16 @@ TYPED_TEST(PreparedVerifyTest, IcSumMatchesScalarMultiplicationAtTheEdges) {
     eights = eights * Fr::from_u64(16) + Fr::from_u64(8);
     ffs = ffs * Fr::from_u64(16) + Fr::from_u64(15);
   }
-  const std::vector<Fr> signals{Fr::zero(), Fr::one(),           minus_one, Fr::from_u64(8), Fr::from_u64(9),
-                                eights,     ffs,                 Fr::from_u64(uint64_t(1) << 63),
-                                this->rnd(), minus_one - eights};
+  const std::vector<Fr> signals{Fr::zero(),
+                                Fr::one(),
+                                minus_one,
+                                Fr::from_u64(8),
+                                Fr::from_u64(9),
+                                eights,
+                                ffs,
+                                Fr::from_u64(uint64_t(1) << 63),
+                                this->rnd(),
+                                minus_one - eights};
   auto in = this->instance(signals.size(), signals);
   PreparedVerifyingKey<TypeParam> pvk(in.vk);
   G1J want = G1J::from_affine(in.vk.ic[0]);
