@@ -214,15 +214,16 @@ inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.lo
   echo "|---:|---|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT}s"
+  echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO:-not run}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT:-not run}s"
   echo "  - their timings in the daemon:"
   printf '    - %s\n' "${CRIT_TIMINGS:-}"
-  echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
+  echo "- device allocator after the 2-worker run: $(grep -h 'allocator:' "$OUTD/status-w2.log" 2>/dev/null | sed 's/^ *allocator: //')"
+  echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL:-not run}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
   echo "  - the daemon's timings of those proofs (median of each field): $(field_medians "$OUTD/daemon-w2.log" "circuit=small priority=NORMAL")"
-  echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: $REPLAY"
-  echo "  - after: $REPLAY_DEVICE"
-  echo "  - $REPLAY_KEY"
-  echo "- lost GPU (CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.}): $LOST"
+  echo "- 16 GiB cap, 2 workers, 3 in flight, 5 proofs: ${REPLAY:-not run}"
+  echo "  - after: ${REPLAY_DEVICE:-not run}"
+  echo "  - ${REPLAY_KEY:-not run}"
+  echo "- lost GPU (CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.}): ${LOST:-not run}"
   echo
   echo '```'
   for w in 2 1; do

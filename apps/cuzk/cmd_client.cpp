@@ -141,6 +141,11 @@ int status(ClientOptions& o) {
         d.dead()       ? ", DEAD"
         : d.poisoned() ? ", POISONED"
                        : "");
+    if (d.alloc_cache_hits() + d.alloc_cache_misses() != 0) {
+      std::printf("  allocator: %s kept, %llu allocations from kept blocks, %llu cudaMalloc, %llu trims\n",
+                  engine::format_bytes(d.alloc_cached_bytes()).c_str(), (unsigned long long)d.alloc_cache_hits(),
+                  (unsigned long long)d.alloc_cache_misses(), (unsigned long long)d.alloc_trims());
+    }
   }
   for (const auto& q : r.queues()) {
     std::printf("queue %-10s critical %u high %u normal %u low %u\n", q.stage().c_str(), q.critical(), q.high(),

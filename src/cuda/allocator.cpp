@@ -40,6 +40,16 @@ class ScopedDevice {
   cudaError_t ok_ = cudaSuccess;
 };
 
+// A kept-block cache's size class: `bytes` rounded up to an eighth of its power of two
+// (at least 64 KiB), so sizes that drift from call to call share blocks, at most 12.5% over.
+size_t size_class(size_t bytes) {
+  constexpr size_t kMinStep = size_t(64) << 10;
+  size_t pow2 = 1;
+  while (pow2 <= bytes / 2) pow2 <<= 1;  // the greatest power of two <= bytes
+  const size_t step = std::max(kMinStep, pow2 / 8);
+  return (bytes + step - 1) / step * step;
+}
+
 }  // namespace
 
 Reservation& Reservation::operator=(Reservation&& o) noexcept {
@@ -151,6 +161,7 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
   CUZK_RETURN_IF_ERROR(inject_fault(FaultKind::kAlloc, site));
   Allocation a;
   a.bytes = bytes;
+  a.block = bytes;
   a.device = device_;
   {
     std::lock_guard lock(mu_);
@@ -174,16 +185,22 @@ Result<Allocation> DeviceAllocator::allocate(size_t bytes, const char* site, Res
   }
   if (bytes != 0) {
     std::lock_guard lock(mu_);
-    a.ptr = take_cached(bytes);
+    const size_t limit = block_size(bytes);
+    a.ptr = take_cached(bytes, limit, &a.block);
+    if (a.ptr == nullptr) {
+      a.block = limit;
+      if (options_.cache_freed) ++cache_misses_;
+    }
+    rounding_ += a.block - bytes;
   }
   ScopedDevice scope(device_);
   cudaError_t err = scope.status();
   if (err == cudaSuccess && bytes != 0 && a.ptr == nullptr) {
-    err = cudaMalloc(&a.ptr, bytes);
+    err = cudaMalloc(&a.ptr, a.block);
     if (err == cudaErrorMemoryAllocation && cached_bytes_now() != 0) {  // kept blocks in the way
       (void)cudaGetLastError();
       (void)trim();
-      err = cudaMalloc(&a.ptr, bytes);
+      err = cudaMalloc(&a.ptr, a.block);
     }
   }
   if (err != cudaSuccess) {
@@ -203,8 +220,8 @@ Status DeviceAllocator::free(Allocation& a) {
     std::lock_guard lock(mu_);
     live_context = a.epoch == epoch_;  // a block of a reset context is gone: nothing to free or keep
     if (live_context && options_.cache_freed) {
-      cache_.emplace(a.bytes, a.ptr);
-      cached_ += a.bytes;
+      cache_.emplace(a.block, a.ptr);
+      cached_ += a.block;
       kept = true;
     }
   }
@@ -215,6 +232,7 @@ Status DeviceAllocator::free(Allocation& a) {
   {
     std::lock_guard lock(mu_);
     allocated_ -= a.bytes;
+    rounding_ -= a.block - a.bytes;
     --count_;
     if (a.from && a.from->open) {  // back to its reservation, which is still claimed
       a.from->unused += a.bytes;
@@ -225,12 +243,20 @@ Status DeviceAllocator::free(Allocation& a) {
   return cuda_status(err, "cudaFree");
 }
 
-void* DeviceAllocator::take_cached(size_t bytes) {
-  auto it = cache_.find(bytes);
-  if (it == cache_.end()) return nullptr;
+size_t DeviceAllocator::block_size(size_t bytes) const {
+  if (!options_.cache_freed) return bytes;
+  const size_t rounded = size_class(bytes);
+  // allocated_ already counts `bytes`: the rounding must fit beside everything held.
+  return allocated_ + reserved_ + rounding_ + (rounded - bytes) <= budget_ ? rounded : bytes;
+}
+
+void* DeviceAllocator::take_cached(size_t bytes, size_t limit, size_t* block) {
+  auto it = cache_.lower_bound(bytes);
+  if (it == cache_.end() || it->first > limit) return nullptr;
   void* p = it->second;
+  *block = it->first;
+  cached_ -= it->first;
   cache_.erase(it);
-  cached_ -= bytes;
   ++cache_hits_;
   return p;
 }
@@ -248,6 +274,10 @@ Status DeviceAllocator::trim() {
     cached_ = 0;
   }
   if (blocks.empty()) return Status::ok();
+  {
+    std::lock_guard lock(mu_);
+    ++trims_;
+  }
   ScopedDevice scope(device_);
   cudaError_t first = scope.status();
   for (auto& [bytes, ptr] : blocks) {
@@ -299,6 +329,9 @@ AllocatorStats DeviceAllocator::stats() const {
   s.allocations = count_;
   s.cached_bytes = cached_;
   s.cache_hits = cache_hits_;
+  s.cache_misses = cache_misses_;
+  s.trims = trims_;
+  s.rounding_bytes = rounding_;
   return s;
 }
 
@@ -319,7 +352,7 @@ Status DeviceAllocator::check_baseline(size_t expected_allocated, size_t slack_b
   size_t free_bytes = 0, total = 0;
   CUZK_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   const size_t used = total - free_bytes;
-  const size_t expected = s.baseline_used + expected_allocated + s.cached_bytes;
+  const size_t expected = s.baseline_used + expected_allocated + s.rounding_bytes + s.cached_bytes;
   if (used > expected + slack_bytes) {
     return internal_error("device " + std::to_string(device_) + ": " + mib(used) + " in use, baseline " +
                           mib(s.baseline_used) + " + " + mib(expected_allocated) + " allocated + " +

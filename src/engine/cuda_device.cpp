@@ -87,6 +87,11 @@ uint64_t CudaDevice::measured_in_use() const {
   return s.baseline_used + s.allocated_bytes;
 }
 
+DeviceCacheStats CudaDevice::cache_stats() const {
+  const cuda::AllocatorStats s = p_->alloc->stats();
+  return {s.cached_bytes, s.rounding_bytes, s.cache_hits, s.cache_misses, s.trims};
+}
+
 DeviceStageBytes CudaDevice::stage_bytes(const KeyShape&, uint64_t backend_upload, uint64_t backend_compute) const {
   DeviceStageBytes b;
   b.upload = backend_upload;

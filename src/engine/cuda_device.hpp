@@ -28,6 +28,7 @@ class CudaDevice final : public Device {
   std::string name() const override;
   std::string backend_name() const override;
   uint64_t measured_in_use() const override;
+  DeviceCacheStats cache_stats() const override;
   DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t backend_upload, uint64_t backend_compute) const override;
 
   groth16::Backend<bn254::Curve>& bn254_backend() override;

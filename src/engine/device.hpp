@@ -60,6 +60,12 @@ struct DeviceCounters {
   std::atomic<uint32_t> busy_workers{0};
 };
 
+// A device allocator's kept-block cache (cuda::AllocatorStats); zero where there is none.
+struct DeviceCacheStats {
+  uint64_t cached_bytes = 0, rounding_bytes = 0;
+  uint64_t hits = 0, misses = 0, trims = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -77,6 +83,8 @@ class Device {
   // Bytes in use now as the device itself reports them (a CUDA device: total - free from
   // cudaMemGetInfo); compared against the baseline after failures.
   virtual uint64_t measured_in_use() const = 0;
+  // Freed device blocks kept for reuse (a CUDA device's allocator), for status and metrics.
+  virtual DeviceCacheStats cache_stats() const { return {}; }
   // Bytes in use beyond the idle baseline and the live reservations: what an error path
   // left behind. Zero on a healthy device.
   int64_t unaccounted_bytes() const {

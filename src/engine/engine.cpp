@@ -114,6 +114,7 @@ EngineStatus Engine::status() const {
     ds.resets = d->counters().resets.load();
     ds.poisoned = d->poisoned();
     ds.dead = d->dead();
+    ds.cache = d->cache_stats();
     s.devices.push_back(ds);
   }
   s.circuits = keys_.circuits();
@@ -143,7 +144,7 @@ std::string Engine::metrics_text() const {
     }
   }
   write_gauge(out, "cuzk_queue_depth", "Proofs waiting in a stage queue", depth);
-  std::vector<GaugeSample> total, free, reserved, baseline, busy, up;
+  std::vector<GaugeSample> total, free, reserved, baseline, busy, up, cached, hits, misses, trims;
   for (const auto& d : s.devices) {
     std::string l = "device=\"" + d.id + "\"";
     up.push_back({l, d.dead ? 0.0 : 1.0});
@@ -152,12 +153,22 @@ std::string Engine::metrics_text() const {
     reserved.push_back({l, double(d.reserved_bytes)});
     baseline.push_back({l, double(d.baseline_bytes)});
     busy.push_back({l, double(d.busy_workers)});
+    cached.push_back({l, double(d.cache.cached_bytes)});
+    hits.push_back({l, double(d.cache.hits)});
+    misses.push_back({l, double(d.cache.misses)});
+    trims.push_back({l, double(d.cache.trims)});
   }
   write_gauge(out, "cuzk_device_memory_total_bytes", "Device memory budget", total);
   write_gauge(out, "cuzk_device_memory_free_bytes", "Device memory not reserved", free);
   write_gauge(out, "cuzk_device_memory_reserved_bytes", "Device memory reserved by proofs in flight", reserved);
   write_gauge(out, "cuzk_device_memory_baseline_bytes", "Device memory in use when idle", baseline);
   write_gauge(out, "cuzk_device_busy_workers", "Workers in or waiting for the kernel region", busy);
+  write_gauge(out, "cuzk_device_alloc_cached_bytes", "Freed device blocks kept for reuse (outside every budget)",
+              cached);
+  write_counter(out, "cuzk_device_alloc_cache_hits_total", "Device allocations served by a kept block", hits);
+  write_counter(out, "cuzk_device_alloc_cache_misses_total", "Device allocations that needed a cudaMalloc", misses);
+  write_counter(out, "cuzk_device_alloc_trims_total",
+                "Times kept blocks were freed for real (cudaFree: waits for all work on the device)", trims);
   write_gauge(out, "cuzk_device_up",
               "0 once a device could not be reset after a sticky fault (it takes no more work in this process)", up);
   return out;

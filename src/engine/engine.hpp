@@ -31,6 +31,7 @@ struct DeviceState {
   uint64_t completed = 0, failed = 0, prestage_fallbacks = 0, baseline_mismatches = 0;
   uint64_t resets = 0;  // after sticky faults
   bool poisoned = false, dead = false;
+  DeviceCacheStats cache;
 };
 
 struct EngineStatus {

@@ -16,10 +16,11 @@ struct EngineConfig {
   unsigned finalize_threads = 1;
   size_t queue_capacity = 1024;  // per stage; a full admission queue answers RESOURCE_EXHAUSTED
   // Same-circuit batching at each device: a worker takes up to batch_max queued proofs of
-  // one circuit and priority (waiting at most batch_wait for more) and runs them back to
-  // back under one hold of the kernel region. 1 turns batching off; CRITICAL goes alone.
+  // one circuit and priority (and waits up to batch_wait for more; 0: what is queued then)
+  // and runs them back to back under one hold of the kernel region. 1 turns batching off;
+  // CRITICAL goes alone.
   unsigned batch_max = 4;
-  std::chrono::milliseconds batch_wait{2};
+  std::chrono::milliseconds batch_wait{0};
   std::chrono::seconds result_ttl{3600};
   size_t max_results = 10000;
 };

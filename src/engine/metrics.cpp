@@ -131,14 +131,27 @@ std::string Metrics::render() const {
   return out;
 }
 
-void write_gauge(std::string& out, const std::string& name, const std::string& help,
-                 const std::vector<GaugeSample>& samples) {
-  out.append("# HELP ").append(name).append(" ").append(help).append(".\n# TYPE ").append(name).append(" gauge\n");
+namespace {
+void write_family(std::string& out, const char* type, const std::string& name, const std::string& help,
+                  const std::vector<GaugeSample>& samples) {
+  out.append("# HELP ").append(name).append(" ").append(help).append(".\n# TYPE ").append(name).append(" ");
+  out.append(type).append("\n");
   for (const auto& s : samples) {
     out.append(name);
     if (!s.labels.empty()) out.append("{").append(s.labels).append("}");
     out.append(" ").append(num(s.value)).append("\n");
   }
+}
+}  // namespace
+
+void write_gauge(std::string& out, const std::string& name, const std::string& help,
+                 const std::vector<GaugeSample>& samples) {
+  write_family(out, "gauge", name, help, samples);
+}
+
+void write_counter(std::string& out, const std::string& name, const std::string& help,
+                   const std::vector<GaugeSample>& samples) {
+  write_family(out, "counter", name, help, samples);
 }
 
 }  // namespace cuzk::engine

@@ -71,5 +71,8 @@ struct GaugeSample {
 };
 void write_gauge(std::string& out, const std::string& name, const std::string& help,
                  const std::vector<GaugeSample>& samples);
+// The same with `# TYPE counter`, for totals kept elsewhere (a device allocator's).
+void write_counter(std::string& out, const std::string& name, const std::string& help,
+                   const std::vector<GaugeSample>& samples);
 
 }  // namespace cuzk::engine

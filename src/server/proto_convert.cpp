@@ -233,6 +233,10 @@ void fill(const engine::EngineStatus& s, v1::GetStatusResponse& out) {
     ds->set_prestage_fallbacks(d.prestage_fallbacks);
     ds->set_poisoned(d.poisoned);
     ds->set_resets(d.resets);
+    ds->set_alloc_cached_bytes(d.cache.cached_bytes);
+    ds->set_alloc_cache_hits(d.cache.hits);
+    ds->set_alloc_cache_misses(d.cache.misses);
+    ds->set_alloc_trims(d.cache.trims);
     ds->set_dead(d.dead);
   }
   for (const auto& c : s.circuits) {

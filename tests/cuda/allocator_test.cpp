@@ -244,5 +244,56 @@ TEST_F(Allocator, KeptBlocksAreReusedByTheSameSizeAndTrimmedOnDemand) {
   ASSERT_TRUE(alloc_->configure(BudgetOptions{}).is_ok());
 }
 
+TEST_F(Allocator, KeptBlocksServeDriftingSizesOfOneClass) {
+  BudgetOptions keep;
+  keep.cap_bytes = 64 * kMiB;
+  keep.cache_freed = true;
+  ASSERT_TRUE(alloc_->configure(keep).is_ok());
+  const AllocatorStats s0 = alloc_->stats();
+  void* first = nullptr;
+  {
+    // 5 MiB + 100 KiB: its class is 5.5 MiB (an eighth of 4 MiB is the step).
+    auto a = DeviceBuffer<uint8_t>::allocate(5 * kMiB + 100 * 1024, "test.drift");
+    ASSERT_TRUE(a.is_ok()) << a.status().to_string();
+    first = a->data();
+    const AllocatorStats s = alloc_->stats();
+    EXPECT_EQ(s.allocated_bytes, 5 * kMiB + 100 * 1024);  // the budget is charged what was asked
+    EXPECT_EQ(s.rounding_bytes, 400u * 1024);
+    EXPECT_EQ(s.cache_misses, s0.cache_misses + 1);
+    EXPECT_TRUE(alloc_->check_baseline(s.allocated_bytes).is_ok()) << alloc_->check_baseline(s.allocated_bytes).to_string();
+  }
+  EXPECT_EQ(alloc_->stats().cached_bytes, 5 * kMiB + 512 * 1024);
+  EXPECT_EQ(alloc_->stats().rounding_bytes, 0u);
+  {
+    // A little more, the same class: the kept block, no cudaMalloc.
+    auto b = DeviceBuffer<uint8_t>::allocate(5 * kMiB + 300 * 1024, "test.drift");
+    ASSERT_TRUE(b.is_ok());
+    EXPECT_EQ(b->data(), first);
+    EXPECT_EQ(alloc_->stats().cache_hits, s0.cache_hits + 1);
+    EXPECT_EQ(alloc_->stats().cache_misses, s0.cache_misses + 1);
+    // A smaller class does not take it (it would hold more than its rounding allows).
+    auto c = DeviceBuffer<uint8_t>::allocate(3 * kMiB, "test.drift.small");
+    ASSERT_TRUE(c.is_ok());
+    EXPECT_NE(c->data(), first);
+    EXPECT_EQ(alloc_->stats().cache_misses, s0.cache_misses + 2);
+  }
+  ASSERT_TRUE(alloc_->trim().is_ok());
+  EXPECT_EQ(alloc_->stats().trims, s0.trims + 1);
+  EXPECT_EQ(alloc_->stats().cached_bytes, 0u);
+  EXPECT_TRUE(alloc_->check_baseline().is_ok()) << alloc_->check_baseline().to_string();
+
+  // Near the budget the rounding is not taken: what the budget admits must fit.
+  keep.cap_bytes = 5 * kMiB + 200 * 1024;
+  ASSERT_TRUE(alloc_->configure(keep).is_ok());
+  {
+    auto d = DeviceBuffer<uint8_t>::allocate(5 * kMiB + 100 * 1024, "test.drift.tight");
+    ASSERT_TRUE(d.is_ok()) << d.status().to_string();
+    EXPECT_EQ(alloc_->stats().rounding_bytes, 0u);
+  }
+  EXPECT_EQ(alloc_->stats().cached_bytes, 5 * kMiB + 100 * 1024);
+  ASSERT_TRUE(alloc_->trim().is_ok());
+  ASSERT_TRUE(alloc_->configure(BudgetOptions{}).is_ok());
+}
+
 }  // namespace
 }  // namespace cuzk::cuda
