@@ -325,25 +325,5 @@ TYPED_TEST(CudaPrecompute, FaultWhileBuildingFailsThePreparationCleanly) {
   expect_same_proofs(c, *g, 40);
 }
 
-TEST(PrecomputeSpec, ParsesAutoOffAndLists) {
-  auto a = groth16::parse_precompute_spec("auto", "x");
-  ASSERT_TRUE(a.is_ok());
-  EXPECT_EQ(*a, groth16::precompute_auto_order());
-  EXPECT_EQ(a->front(), MsmSection::kH);
-  auto off = groth16::parse_precompute_spec("off", "x");
-  ASSERT_TRUE(off.is_ok());
-  EXPECT_TRUE(off->empty());
-  auto l = groth16::parse_precompute_spec("l,h", "x");
-  ASSERT_TRUE(l.is_ok());
-  EXPECT_EQ(*l, (std::vector<MsmSection>{MsmSection::kL, MsmSection::kH}));
-  for (const char* bad : {"", "h,", "H", "h,h", "c", "b3", "auto,h"}) {
-    auto r = groth16::parse_precompute_spec(bad, "--precompute");
-    EXPECT_FALSE(r.is_ok()) << bad;
-    if (!r.is_ok()) {
-      EXPECT_NE(r.status().message().find("--precompute"), std::string::npos);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace cuzk::cuda
