@@ -285,6 +285,8 @@ Status try_table(DeviceKey<C>& key, Section sec, DeviceBuffer<ec::Affine<G>>& ba
   const auto t0 = Clock::now();
   auto built = Pre::build(bases.data(), n, c, s);
   if (!built.is_ok()) {
+    // Copies or shift kernels issued before the failure finish before the key's buffers go.
+    (void)s.synchronize();
     if (built.status().code() != StatusCode::kResourceExhausted) {
       return built.status().with_context("cuda backend: precomputed bases of section " + name);
     }
