@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "groth16/precompute_spec.hpp"
 #include "server/default_address.hpp"
 
 namespace cuzk::daemon {
@@ -157,6 +158,11 @@ Result<DaemonConfig> load_config(const std::string& path) {
   CUZK_RETURN_IF_ERROR(dev.get("cuda", c.cuda_devices));
   CUZK_RETURN_IF_ERROR(dev.bytes("cuda_safety_margin_bytes", c.cuda_safety_margin_bytes));
   CUZK_RETURN_IF_ERROR(dev.bytes("cuda_memory_cap_bytes", c.cuda_memory_cap_bytes));
+  CUZK_RETURN_IF_ERROR(dev.get("cuda_precompute", c.cuda_precompute));
+  if (auto p = groth16::parse_precompute_spec(c.cuda_precompute, "[devices] cuda_precompute"); !p.is_ok()) {
+    return invalid_argument("config " + path + ": " + p.status().message());
+  }
+  CUZK_RETURN_IF_ERROR(dev.bytes("cuda_precompute_max_bytes", c.cuda_precompute_max_bytes));
   bool cpu = false;
   if (const toml::table* t = root["devices"].as_table(); t != nullptr && t->contains("cpu")) {
     CUZK_RETURN_IF_ERROR(dev.get("cpu", cpu));

@@ -30,6 +30,8 @@ struct DaemonConfig {
   bool cuda_devices = true;               // every visible GPU, when this build has CUDA
   uint64_t cuda_safety_margin_bytes = uint64_t(512) << 20;
   uint64_t cuda_memory_cap_bytes = 0;     // 0: free memory minus the margin
+  std::string cuda_precompute = "auto";   // precomputed MSM bases: auto, off or sections (h,b2,a,b1,l)
+  uint64_t cuda_precompute_max_bytes = 0; // per key; 0: half of the budget left after the key
   std::optional<bool> cpu_device;         // unset: only when there is no GPU
   unsigned cpu_threads = 0;
   uint64_t cpu_memory_bytes = 0;  // 0: the host budget

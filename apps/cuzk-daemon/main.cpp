@@ -113,6 +113,9 @@ int run(daemon::DaemonConfig cfg, std::shared_ptr<spdlog::logger> log, sigset_t 
     engine::CudaDeviceOptions opts;
     opts.safety_margin_bytes = cfg.cuda_safety_margin_bytes;
     opts.cap_bytes = cfg.cuda_memory_cap_bytes;
+    opts.precompute = cfg.cuda_precompute;
+    opts.precompute_max_bytes = cfg.cuda_precompute_max_bytes;
+    opts.log = spdlog_sink(log);
     opts.host_threads = cfg.cpu_threads;
     auto gpus = engine::cuda_devices(devices.size(), opts);
     if (!gpus.is_ok()) {

@@ -1,5 +1,6 @@
 // --backend auto|cpu|cuda for prove, demo and bench.
 #include "cuzk/util.hpp"
+#include "groth16/precompute_spec.hpp"
 
 #if defined(CUZK_WITH_CUDA)
 #include "cuda/device.hpp"
@@ -10,17 +11,22 @@
 namespace cuzk::app {
 
 template <class C>
-Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool) {
+Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool,
+                                                          const std::string& precompute) {
   if (choice != "auto" && choice != "cpu" && choice != "cuda") {
     return invalid_argument("--backend " + choice + ": expected auto, cpu or cuda");
   }
+  CUZK_ASSIGN_OR_RETURN(auto sections, groth16::parse_precompute_spec(precompute, "--precompute"));
   if (choice == "cpu") return std::unique_ptr<groth16::Backend<C>>(new groth16::CpuBackend<C>(pool));
 #if defined(CUZK_WITH_CUDA)
   if (choice == "cuda" || cuda::cuda_device_available()) {
-    CUZK_ASSIGN_OR_RETURN(auto b, cuda::CudaBackend<C>::create(cuda::CudaBackendOptions{}, pool));
+    cuda::CudaBackendOptions o;
+    o.precompute = std::move(sections);
+    CUZK_ASSIGN_OR_RETURN(auto b, cuda::CudaBackend<C>::create(o, pool));
     return std::unique_ptr<groth16::Backend<C>>(std::move(b));
   }
 #else
+  (void)sections;
   if (choice == "cuda") {
     return Status{StatusCode::kUnavailable, "--backend cuda: this cuzk was built without CUDA (no nvcc at build time)"};
   }
@@ -55,8 +61,9 @@ template Result<groth16::FixedBaseMuls<bls12_381::Curve>> setup_muls<bls12_381::
                                                                                      ThreadPool&);
 
 template Result<std::unique_ptr<groth16::Backend<bn254::Curve>>> make_backend<bn254::Curve>(const std::string&,
-                                                                                           ThreadPool&);
+                                                                                           ThreadPool&,
+                                                                                           const std::string&);
 template Result<std::unique_ptr<groth16::Backend<bls12_381::Curve>>> make_backend<bls12_381::Curve>(
-    const std::string&, ThreadPool&);
+    const std::string&, ThreadPool&, const std::string&);
 
 }  // namespace cuzk::app

@@ -23,6 +23,7 @@ struct RunPlan {
   int runs = 1;
   std::string proof_out, public_out;  // where the last proof goes (optional)
   std::string backend = "auto";
+  std::string precompute = "auto";
 };
 
 template <class C>
@@ -33,7 +34,7 @@ int run_proofs(const RunPlan& plan, ThreadPool& pool) {
   if (!zkey.is_ok()) return fail(zkey.status(), "prove");
   auto wtns = formats::read_wtns<Fr>(plan.wtns);
   if (!wtns.is_ok()) return fail(wtns.status(), "prove");
-  auto backend_or = make_backend<C>(plan.backend, pool);
+  auto backend_or = make_backend<C>(plan.backend, pool, plan.precompute);
   if (!backend_or.is_ok()) return fail(backend_or.status(), "prove");
   groth16::Backend<C>& backend = **backend_or;
   auto prover = groth16::Prover<C>::create(*zkey, backend, pool);
@@ -51,6 +52,7 @@ int run_proofs(const RunPlan& plan, ThreadPool& pool) {
   std::printf("\n%s: %u wires, %u public, domain 2^%d; %zu threads, %s backend; key loaded in %.2f s\n", C::NAME,
               h.n_vars, h.n_public, __builtin_ctz(h.domain_size), pool.size(), backend.name(),
               std::chrono::duration<double>(Clock::now() - t0).count());
+  if (const std::string notes = prover->prepared().notes(); !notes.empty()) std::printf("key: %s\n", notes.c_str());
   print_timing_header();
   std::vector<groth16::ProveTimings> all;
   std::vector<double> verify_ms;
@@ -104,7 +106,7 @@ int cmd_demo(const DemoArgs& a) {
   auto files = ensure_demo_files(a.curve, a.constraints, a.cache, a.backend, pool);
   if (!files.is_ok()) return fail(files.status(), "demo");
   if (!files->built) std::printf("using the cached demo key %s (INSECURE dev setup)\n", files->zkey.c_str());
-  RunPlan plan{files->zkey, files->wtns, files->vk, a.proofs, {}, {}, a.backend};
+  RunPlan plan{files->zkey, files->wtns, files->vk, a.proofs, {}, {}, a.backend, a.precompute};
   std::string base = files->zkey.substr(0, files->zkey.size() - 5);
   plan.proof_out = base + ".proof.json";
   plan.public_out = base + ".public.json";
@@ -116,6 +118,7 @@ int cmd_bench(const BenchArgs& a) {
   RunPlan plan;
   plan.runs = a.runs;
   plan.backend = a.backend;
+  plan.precompute = a.precompute;
   std::string curve = a.curve;
   if (!a.zkey.empty()) {
     plan.zkey = a.zkey;

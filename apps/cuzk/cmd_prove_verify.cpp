@@ -12,7 +12,8 @@
 namespace cuzk::app {
 
 int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const std::string& proof_path,
-              const std::string& pub_path, unsigned threads, const std::string& backend_choice, bool verify) {
+              const std::string& pub_path, unsigned threads, const std::string& backend_choice, bool verify,
+              const std::string& precompute) {
   auto id = formats::detect_curve(zkey_path);
   if (!id.is_ok()) return fail(id.status(), "prove");
   ThreadPool pool = make_pool(threads);
@@ -27,7 +28,7 @@ int cmd_prove(const std::string& zkey_path, const std::string& wtns_path, const 
     if (!zkey.is_ok()) return fail(zkey.status(), "prove");
     auto wtns = formats::read_wtns<Fr>(wtns_path);
     if (!wtns.is_ok()) return fail(wtns.status(), "prove");
-    auto backend_or = make_backend<C>(backend_choice, pool);
+    auto backend_or = make_backend<C>(backend_choice, pool, precompute);
     if (!backend_or.is_ok()) return fail(backend_or.status(), "prove");
     groth16::Backend<C>& backend = **backend_or;
     auto prover = groth16::Prover<C>::create(*zkey, backend, pool);

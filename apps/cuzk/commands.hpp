@@ -7,9 +7,10 @@
 namespace cuzk::app {
 
 // `verify`: check the proof against the key's own verification key before writing it
-// (exit 1, nothing written, when it fails).
+// (exit 1, nothing written, when it fails). `precompute`: --precompute (off by default for
+// one proof: building the tables costs more than they save once).
 int cmd_prove(const std::string& zkey, const std::string& wtns, const std::string& proof, const std::string& pub,
-              unsigned threads, const std::string& backend, bool verify = true);
+              unsigned threads, const std::string& backend, bool verify = true, const std::string& precompute = "off");
 
 // Exit 0 when the proof is valid, 1 when it is not (or an input cannot be read).
 int cmd_verify(const std::string& vk, const std::string& pub, const std::string& proof);
@@ -32,6 +33,7 @@ struct DemoArgs {
   unsigned threads = 0;
   bool skip_selfcheck = false;
   std::string backend = "auto";  // auto | cpu | cuda
+  std::string precompute = "auto";
 };
 int cmd_demo(const DemoArgs& a);
 
@@ -43,6 +45,7 @@ struct BenchArgs {
   int runs = 5;
   unsigned threads = 0;
   std::string backend = "auto";
+  std::string precompute = "auto";  // --precompute: precomputed MSM bases on the GPU
 };
 int cmd_bench(const BenchArgs& a);
 

@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
   prove->add_option("--backend", prove_backend, "auto (CUDA when a device is usable), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  std::string prove_precompute = "off";
+  prove->add_option("--precompute", prove_precompute,
+                    "precomputed MSM bases on the GPU: off, auto or sections h,b2,a,b1,l (one proof: off pays)")
+      ->capture_default_str();
   bool prove_no_verify = false;
   prove->add_flag("--no-verify", prove_no_verify,
                   "skip checking the proof against the key's verification key before writing it (benchmarks)");
@@ -63,6 +67,8 @@ int main(int argc, char** argv) {
   demo->add_option("--backend", da.backend, "auto (CUDA when a device is usable), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  demo->add_option("--precompute", da.precompute, "precomputed MSM bases on the GPU: auto, off or sections h,b2,a,b1,l")
+      ->capture_default_str();
   demo->add_flag("--no-selfcheck", da.skip_selfcheck, "skip the arithmetic self-check");
   demo->add_option("--selfcheck-only", rounds, "only run the arithmetic self-check, verbosely, with N trials");
 
@@ -76,6 +82,9 @@ int main(int argc, char** argv) {
   bench->add_option("--backend", ba.backend, "auto (CUDA when a device is usable), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  bench->add_option("--precompute", ba.precompute,
+                    "precomputed MSM bases on the GPU (built at key load): auto, off or sections h,b2,a,b1,l")
+      ->capture_default_str();
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
 
 #ifdef CUZK_WITH_CLIENT
@@ -107,7 +116,7 @@ int main(int argc, char** argv) {
   }
 #endif
 
-  if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads, prove_backend, !prove_no_verify);
+  if (prove->parsed()) return cmd_prove(zkey, wtns, proof, pub, threads, prove_backend, !prove_no_verify, prove_precompute);
   if (verify->parsed()) return cmd_verify(vk, pub, proof);
   if (setup->parsed()) {
     if (sa.r1cs.empty() && sa.demo_constraints == 0) {

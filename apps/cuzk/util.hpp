@@ -72,8 +72,11 @@ groth16::ProveTimings median_timings(std::vector<groth16::ProveTimings> runs);
 
 // The backend that --backend names: "cpu", "cuda" (device 0; fails clearly when this build
 // has no CUDA or the machine no device) or "auto" (CUDA when a usable device exists).
+// `precompute` is --precompute (groth16/precompute_spec.hpp): which MSM sections of a key
+// the CUDA backend builds precomputed bases for; ignored by the CPU backend.
 template <class C>
-Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool);
+Result<std::unique_ptr<groth16::Backend<C>>> make_backend(const std::string& choice, ThreadPool& pool,
+                                                          const std::string& precompute);
 
 // Where the dev setup multiplies its points for --backend `choice`: the device's
 // fixed-base kernels when CUDA is chosen (or auto finds a device), else CPU tables.

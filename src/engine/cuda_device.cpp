@@ -6,6 +6,7 @@
 #include "cuda/prover/cuda_backend.hpp"
 #include "cuda/stream.hpp"
 #include "ec/curves.hpp"
+#include "groth16/precompute_spec.hpp"
 
 namespace cuzk::engine {
 
@@ -16,9 +17,10 @@ struct CudaDevice::Parts {
   std::unique_ptr<cuda::CudaBackend<bn254::Curve>> bn254;
   std::unique_ptr<cuda::CudaBackend<bls12_381::Curve>> bls12_381;
   std::string backend_name;  // set once at creation: status reads it while a reset runs
+  cuda::CudaBackendOptions backend_options;  // also for the backends made after a reset
 
   Status make_backends() {
-    cuda::CudaBackendOptions bo;
+    cuda::CudaBackendOptions bo = backend_options;
     bo.device = info.ordinal;
     CUZK_ASSIGN_OR_RETURN(bn254, cuda::CudaBackend<bn254::Curve>::create(bo, *pool));
     CUZK_ASSIGN_OR_RETURN(bls12_381, cuda::CudaBackend<bls12_381::Curve>::create(bo, *pool));
@@ -44,6 +46,15 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(size_t index, const CudaD
   budget.cache_freed = true;  // no cudaFree (a device-wide sync) between proofs: allocator.hpp
   CUZK_ASSIGN_OR_RETURN(parts->alloc, cuda::DeviceAllocator::for_device(options.ordinal, budget));
   CUZK_RETURN_IF_ERROR(parts->alloc->configure(budget));
+  CUZK_ASSIGN_OR_RETURN(parts->backend_options.precompute,
+                        groth16::parse_precompute_spec(options.precompute, "precompute"));
+  parts->backend_options.precompute_max_bytes = options.precompute_max_bytes;
+  if (options.log) {
+    const std::string id = "cuda:" + std::to_string(options.ordinal);
+    parts->backend_options.log = [log = options.log, id](const std::string& line) {
+      log(LogLevel::kInfo, id + ": " + line);
+    };
+  }
   parts->pool = std::make_unique<ThreadPool>(options.host_threads == 0 ? ThreadPool::default_threads()
                                                                        : options.host_threads);
   CUZK_RETURN_IF_ERROR(parts->make_backends());

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/status.hpp"
 #include "engine/device.hpp"
+#include "engine/log_sink.hpp"
 
 namespace cuzk::engine {
 
@@ -17,6 +19,12 @@ struct CudaDeviceOptions {
   uint64_t safety_margin_bytes = uint64_t(512) << 20;
   uint64_t cap_bytes = 0;  // 0: the whole free memory minus the margin
   unsigned host_threads = 0;
+  // Precomputed MSM bases of resident keys (cuda::CudaBackendOptions::precompute): "auto",
+  // "off" or a list of sections (groth16/precompute_spec.hpp), and the most bytes the
+  // tables of one key may add (0: half of the budget left after the key).
+  std::string precompute = "auto";
+  uint64_t precompute_max_bytes = 0;
+  LogSink log;  // where each key's preparation says what it chose; may be empty
 };
 
 class CudaDevice final : public Device {

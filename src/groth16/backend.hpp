@@ -83,6 +83,9 @@ class PreparedKey {
   virtual size_t resident_bytes() const { return 0; }
   // How the key is held, for logs and status ("host", "device", "streamed").
   virtual std::string placement() const = 0;
+  // What the backend chose for the key beyond its placement, and why (e.g. which MSM
+  // sections got precomputed bases), for logs and the bench banner; empty when nothing.
+  virtual std::string notes() const { return {}; }
 
  protected:
   explicit PreparedKey(KeyView<C> v) : view_(v) {}

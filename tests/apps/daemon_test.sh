@@ -174,6 +174,9 @@ expect 1 "no key \"no_such_knob\"" "an unknown config key is refused" "$daemon" 
 printf '[devices]\non_device_lost = "sometimes"\n' >"$tmp/bad.toml"
 expect 1 "expected \"restart\" or \"continue\"" "a bad on_device_lost is refused" \
   "$daemon" --config "$tmp/bad.toml" --socket "$sock"
+printf '[devices]\ncuda_precompute = "h,c"\n' >"$tmp/bad.toml"
+expect 1 "cuda_precompute \"h,c\": \"c\" is not auto, off" "a bad cuda_precompute is refused" \
+  "$daemon" --config "$tmp/bad.toml" --socket "$sock"
 
 if ((failures > 0)); then
   echo "$failures checks failed"

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <future>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -27,8 +29,14 @@ unsigned log2_exact(size_t n) {
 }
 
 // The five MSMs of a proof.
-enum class Section { kH, kA, kB1, kB2, kL };
+using Section = groth16::MsmSection;
 constexpr size_t kSections = 5;
+
+std::string gib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(size_t(1) << 30));
+  return buf;
+}
 
 // Which lane runs which MSM. Lane 0 runs the H chain (synthesis, H pipeline, H MSM: the
 // longest); the others share A, B1, B2 and L, each to the lane with the least expected
@@ -60,12 +68,35 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   using G1 = ec::Affine<typename C::G1>;
   using G2 = ec::Affine<typename C::G2>;
 
+  using G1C = typename C::G1;
+  using G2C = typename C::G2;
+
   DeviceKey(const groth16::KeyView<C>& v, NttDomain<Fr> d) : groth16::PreparedKey<C>(v), ntt(std::move(d)) {}
   ~DeviceKey() override {
     if (counter) counter->fetch_sub(resident);
   }
   std::string placement() const override { return streamed ? "streamed" : "device"; }
   size_t resident_bytes() const override { return resident; }
+  std::string notes() const override { return notes_text; }
+
+  // The plain device copy of a G1 section (empty once its precomputed table replaced it).
+  DeviceBuffer<G1>& g1_points(Section sec) {
+    switch (sec) {
+      case Section::kA:
+        return a;
+      case Section::kB1:
+        return b1;
+      case Section::kL:
+        return c;
+      default:
+        return h;
+    }
+  }
+  const PrecomputedBases<G1C>* pre1(Section sec) const {
+    const auto& p = pre_g1[size_t(sec)];
+    return p ? &*p : nullptr;
+  }
+  const PrecomputedBases<G2C>* pre2() const { return pre_b2 ? &*pre_b2 : nullptr; }
 
   NttDomain<Fr> ntt;
   DeviceBuffer<uint32_t> row_start[2], signal[2];
@@ -73,6 +104,10 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   // The point sections; empty when streamed (then read from the key's host mapping).
   DeviceBuffer<G1> a, b1, c, h;
   DeviceBuffer<G2> b2;
+  // Precomputed bases of the sections that have them (G1 ones by Section), else empty.
+  std::optional<PrecomputedBases<G1C>> pre_g1[kSections];
+  std::optional<PrecomputedBases<G2C>> pre_b2;
+  std::string notes_text;
   bool streamed = false;
   unsigned lane_cap = kSections;  // the most MSM lanes whose working set fit beside the points
   size_t resident = 0;
@@ -104,11 +139,12 @@ Result<DeviceBuffer<T>> upload_span(std::span<const T> host, const char* site, c
 // The MSM of one key section: from the resident copy, or streamed from host memory in
 // chunks through two device buffers (the copy of chunk k+1 runs while chunk k's MSM does).
 template <class G>
-Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, std::span<const ec::Affine<G>> host,
-                                    const typename G::Scalar::Int* d_scalars, size_t n, bool streamed,
-                                    size_t chunk_points, const Stream& stream, const Stream& copy, Reservation* from,
-                                    PhasePauses* pauses) {
+Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident, const PrecomputedBases<G>* pre,
+                                    std::span<const ec::Affine<G>> host, const typename G::Scalar::Int* d_scalars,
+                                    size_t n, bool streamed, size_t chunk_points, const Stream& stream,
+                                    const Stream& copy, Reservation* from, PhasePauses* pauses) {
   using A = ec::Affine<G>;
+  if (pre != nullptr) return Msm<G>::run(*pre, d_scalars, n, stream, from, nullptr, pauses);
   if (!streamed) return Msm<G>::run(resident.data(), d_scalars, n, stream, from, nullptr, pauses);
   ec::Jacobian<G> sum = ec::Jacobian<G>::infinity();
   if (n == 0) return sum;
@@ -167,16 +203,21 @@ size_t working_bytes(const DeviceKey<C>& key, unsigned lanes, size_t stream_chun
   // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
   // largest scratch in each, beside a, b, c (which live to the end).
   const size_t first_private = size_t(hdr.n_public) + 1;
+  // A section with precomputed bases runs their MSM, whose scratch differs.
+  auto g1 = [&](Section sec, size_t m) -> size_t {
+    const auto* pre = key.pre1(sec);
+    return pre != nullptr ? Msm<G1C>::scratch_bytes(m, *pre) : Msm<G1C>::scratch_bytes(m);
+  };
   auto scratch = [&](Section sec) -> size_t {
     switch (sec) {
       case Section::kH:
-        return Msm<G1C>::scratch_bytes(n);
+        return g1(sec, n);
       case Section::kB2:
-        return Msm<G2C>::scratch_bytes(vars);
+        return key.pre2() != nullptr ? Msm<G2C>::scratch_bytes(vars, *key.pre2()) : Msm<G2C>::scratch_bytes(vars);
       case Section::kL:
-        return Msm<G1C>::scratch_bytes(vars - first_private);
+        return g1(sec, vars - first_private);
       default:
-        return Msm<G1C>::scratch_bytes(vars);
+        return g1(sec, vars);
     }
   };
   size_t msm = 0;
@@ -186,6 +227,126 @@ size_t working_bytes(const DeviceKey<C>& key, unsigned lanes, size_t stream_chun
     msm += most;
   }
   return abc + msm;
+}
+
+// Where the tables of one key stand while prepare() builds them.
+struct TablePlan {
+  size_t cap = 0;                 // the most the tables may add to the key
+  size_t extra = 0;               // what the kept ones add (each table less the plain copy it replaces)
+  size_t upload = 0;              // a proof's upload bytes, which must fit beside them
+  size_t chunk = 0;               // stream_chunk_points (for working_bytes)
+  unsigned lanes = 1;             // the MSM lanes a proof runs in
+  size_t min_points = 0;          // smaller sections keep their plain bases
+  bool stop = false;              // an allocation failed: no further tables
+  std::vector<std::string> said;  // one phrase per section
+};
+
+// Builds `bases`' precomputed table into `slot` if it fits the plan and the budget, then
+// frees the plain copy (the table's copy 0 holds the same points). A lack of memory (a
+// failed allocation, injected or real) skips the table and stops the plan; any other
+// failure is returned, and prepare() fails.
+template <class C, class G>
+Status try_table(DeviceKey<C>& key, Section sec, DeviceBuffer<ec::Affine<G>>& bases,
+                 std::optional<PrecomputedBases<G>>& slot, TablePlan& plan, DeviceAllocator& alloc, const Stream& s) {
+  using Pre = PrecomputedBases<G>;
+  const std::string name = groth16::msm_section_name(sec);
+  const size_t n = bases.size();
+  if (plan.stop) {
+    plan.said.push_back(name + " skipped (an earlier table could not be allocated)");
+    return Status::ok();
+  }
+  if (n == 0) {
+    plan.said.push_back(name + " skipped (no points)");
+    return Status::ok();
+  }
+  if (n < plan.min_points) {
+    plan.said.push_back(name + " skipped (" + std::to_string(n) + " points, fewer than the " +
+                        std::to_string(plan.min_points) + " where tables pay)");
+    return Status::ok();
+  }
+  const unsigned c = Pre::choose_window_bits(n);
+  const unsigned windows = Pre::windows_for(c);
+  if (size_t(windows) * n >= (size_t(1) << 31)) {
+    plan.said.push_back(name + " skipped (" + std::to_string(n) + " points: too many for one table)");
+    return Status::ok();
+  }
+  const size_t table = Pre::bytes(n, c);
+  const size_t add = table - bases.size_bytes();
+  if (plan.extra + add > plan.cap) {
+    plan.said.push_back(name + " skipped (would add " + gib(add) + ", over the cap with " + gib(plan.extra) +
+                        " taken)");
+    return Status::ok();
+  }
+  // The build holds the table beside the plain copy; a proof must still fit beside that.
+  if (!alloc.fits(table + plan.upload + working_bytes(key, plan.lanes, plan.chunk))) {
+    plan.said.push_back(name + " skipped (" + gib(table) + " does not fit the budget beside a proof)");
+    return Status::ok();
+  }
+  const auto t0 = Clock::now();
+  auto built = Pre::build(bases.data(), n, c, s);
+  if (!built.is_ok()) {
+    // Copies or shift kernels issued before the failure finish before the key's buffers go.
+    (void)s.synchronize();
+    if (built.status().code() != StatusCode::kResourceExhausted) {
+      return built.status().with_context("cuda backend: precomputed bases of section " + name);
+    }
+    plan.stop = true;
+    plan.said.push_back(name + " skipped (" + built.status().message() + ")");
+    return Status::ok();
+  }
+  slot.emplace(std::move(built).value());
+  // The proof's working set with this table's MSM scratch, once the plain copy is gone.
+  const size_t need = plan.upload + working_bytes(key, plan.lanes, plan.chunk);
+  if (need > bases.size_bytes() && !alloc.fits(need - bases.size_bytes())) {
+    slot.reset();
+    plan.said.push_back(name + " dropped (a proof's working set with its scratch does not fit)");
+    return Status::ok();
+  }
+  CUZK_RETURN_IF_ERROR(bases.release());
+  plan.extra += add;
+  char line[160];
+  std::snprintf(line, sizeof line, "%s c=%u x%u (%s, built in %.2f s)", name.c_str(), c, windows, gib(table).c_str(),
+                seconds_since(t0));
+  plan.said.push_back(line);
+  return Status::ok();
+}
+
+// The tables options.precompute asks for, in its order, as far as they fit (TablePlan).
+template <class C>
+Status build_tables(DeviceKey<C>& key, const CudaBackendOptions& o, size_t upload, DeviceAllocator& alloc,
+                    const Stream& s) {
+  if (key.streamed) {
+    key.notes_text = "precomputed bases: none (the key is streamed)";
+    return Status::ok();
+  }
+  if (o.precompute.empty()) {
+    key.notes_text = "precomputed bases: off";
+    return Status::ok();
+  }
+  TablePlan plan;
+  const size_t left = alloc.stats().available_bytes();
+  plan.cap = o.precompute_max_bytes != 0 ? o.precompute_max_bytes : left / 2;
+  plan.upload = upload;
+  plan.chunk = o.stream_chunk_points;
+  plan.min_points = o.precompute_min_points;
+  plan.lanes = std::min(key.lane_cap, std::clamp(o.msm_lanes, 1u, unsigned(kSections)));
+  for (Section sec : o.precompute) {
+    if (sec == Section::kB2) {
+      CUZK_RETURN_IF_ERROR(try_table(key, sec, key.b2, key.pre_b2, plan, alloc, s));
+    } else {
+      CUZK_RETURN_IF_ERROR(try_table(key, sec, key.g1_points(sec), key.pre_g1[size_t(sec)], plan, alloc, s));
+    }
+  }
+  // More lanes than a proof runs in now may no longer fit beside the tables.
+  while (key.lane_cap > plan.lanes && !alloc.fits(upload + working_bytes(key, key.lane_cap, plan.chunk))) {
+    --key.lane_cap;
+  }
+  std::string text = "precomputed bases (cap " + gib(plan.cap) +
+                     (o.precompute_max_bytes != 0 ? " set" : ": half of the " + gib(left) + " left after the key") +
+                     "; tables add " + gib(plan.extra) + "):";
+  for (size_t i = 0; i < plan.said.size(); ++i) text += (i == 0 ? " " : "; ") + plan.said[i];
+  key.notes_text = std::move(text);
+  return Status::ok();
 }
 
 }  // namespace
@@ -282,11 +443,16 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
     zkey.done_with(zkey.c());
     zkey.done_with(zkey.h());
   }
+  CUZK_RETURN_IF_ERROR(build_tables(*key, options_, up, *alloc, s));
+  size_t points = key->a.size_bytes() + key->b1.size_bytes() + key->b2.size_bytes() + key->c.size_bytes() +
+                  key->h.size_bytes() + (key->pre_b2 ? key->pre_b2->table_bytes() : 0);
+  for (const auto& p : key->pre_g1) points += p ? p->table_bytes() : 0;
   key->resident = key->row_start[0].size_bytes() + key->row_start[1].size_bytes() + key->signal[0].size_bytes() +
                   key->signal[1].size_bytes() + key->coef[0].size_bytes() + key->coef[1].size_bytes() +
-                  NttDomain<Fr>::device_bytes(log2_exact(n)) + (key->streamed ? 0 : point_bytes);
+                  NttDomain<Fr>::device_bytes(log2_exact(n)) + points;
   key->counter = resident_;
   resident_->fetch_add(key->resident);
+  if (options_.log) options_.log("cuda backend: " + zkey.path() + ": " + key->notes_text);
   return std::unique_ptr<groth16::PreparedKey<C>>(std::move(key));
 }
 
@@ -294,6 +460,16 @@ template <class C>
 unsigned CudaBackend<C>::msm_lanes(const groth16::PreparedKey<C>& pk) const {
   const auto& key = static_cast<const DeviceKey<C>&>(pk);
   return key.streamed ? 1u : std::min(key.lane_cap, std::clamp(options_.msm_lanes, 1u, unsigned(kSections)));
+}
+
+template <class C>
+std::vector<groth16::MsmSection> CudaBackend<C>::precomputed(const groth16::PreparedKey<C>& pk) const {
+  const auto& key = static_cast<const DeviceKey<C>&>(pk);
+  std::vector<Section> out;
+  for (Section sec : options_.precompute) {
+    if (sec == Section::kB2 ? key.pre2() != nullptr : key.pre1(sec) != nullptr) out.push_back(sec);
+  }
+  return out;
 }
 
 template <class C>
@@ -385,32 +561,33 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     const auto t1 = Clock::now();
     switch (sec) {
       case Section::kH: {
-        CUZK_ASSIGN_OR_RETURN(
-            job.sums.h, section_msm<G1C>(key.h, zkey.h(), p, n, key.streamed, chunk, st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.h, section_msm<G1C>(key.h, key.pre1(sec), zkey.h(), p, n, key.streamed, chunk,
+                                                           st, job.copy, &res, job.pauses));
         t.msm_h = seconds_since(t1);
         break;
       }
       case Section::kA: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.a, section_msm<G1C>(key.a, zkey.a(), w, vars, key.streamed, chunk, st, job.copy,
-                                                           &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.a, section_msm<G1C>(key.a, key.pre1(sec), zkey.a(), w, vars, key.streamed, chunk,
+                                                           st, job.copy, &res, job.pauses));
         t.msm_a = seconds_since(t1);
         break;
       }
       case Section::kB1: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b1, section_msm<G1C>(key.b1, zkey.b1(), w, vars, key.streamed, chunk, st,
-                                                            job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b1, section_msm<G1C>(key.b1, key.pre1(sec), zkey.b1(), w, vars, key.streamed,
+                                                            chunk, st, job.copy, &res, job.pauses));
         t.msm_b1 = seconds_since(t1);
         break;
       }
       case Section::kB2: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b2, section_msm<G2C>(key.b2, zkey.b2(), w, vars, key.streamed, chunk, st,
-                                                            job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b2, section_msm<G2C>(key.b2, key.pre2(), zkey.b2(), w, vars, key.streamed, chunk,
+                                                            st, job.copy, &res, job.pauses));
         t.msm_b2 = seconds_since(t1);
         break;
       }
       case Section::kL: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.l, section_msm<G1C>(key.c, zkey.c(), w + first_private, vars - first_private,
-                                                           key.streamed, chunk, st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.l,
+                              section_msm<G1C>(key.c, key.pre1(sec), zkey.c(), w + first_private, vars - first_private,
+                                               key.streamed, chunk, st, job.copy, &res, job.pauses));
         t.msm_l = seconds_since(t1);
         break;
       }

@@ -3,7 +3,8 @@
 // the witness: synthesis, the H pipeline and all five MSMs (G2 included) run on the device.
 // When the device's budget cannot hold the key's points, they stay in host memory and
 // are streamed through two device chunk buffers per MSM, the next chunk's copy running
-// under the current chunk's MSM ("streamed" placement).
+// under the current chunk's MSM ("streamed" placement). A resident key's sections may also
+// get precomputed bases where the budget allows (CudaBackendOptions::precompute).
 //
 // The witness goes up through pinned staging chunks owned by the backend (host_staging.hpp:
 // allocated once, reused across proofs, one set per upload in flight). The kernel region
@@ -17,13 +18,16 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
 #include "cuda/prover/host_staging.hpp"
 #include "groth16/backend.hpp"
+#include "groth16/precompute_spec.hpp"
 
 namespace cuzk::cuda {
 
@@ -38,6 +42,25 @@ struct CudaBackendOptions {
   size_t staging_chunk_bytes = size_t(16) << 20;
   // Streams (each with a host thread) the kernel region of a resident key runs in, 1..5.
   unsigned msm_lanes = 3;
+  // Precomputed bases (cuda/msm/msm.hpp PrecomputedBases: shifted copies of every base, so
+  // an MSM reduces one bucket set instead of one per window) for a resident key's MSM
+  // sections, built at prepare(): the sections listed (groth16/precompute_spec.hpp; the
+  // default is "auto": H, B2, A, B1, L), in order, each while the extra bytes of the tables
+  // stay within precompute_max_bytes and a proof's working set still fits beside them. A
+  // table replaces its section's plain copy (its copy 0 is those points). A table whose
+  // allocation fails is skipped, with the rest (the MSMs run over the plain bases); any
+  // other failure while building one fails prepare().
+  std::vector<groth16::MsmSection> precompute = groth16::precompute_auto_order();
+  // 0: half of the budget left after the key's own bytes, so that a second key and a
+  // second proof's working set still fit.
+  size_t precompute_max_bytes = 0;
+  // Sections of fewer points keep their plain bases: in whole proofs on the H200 the tables
+  // paid at 2^24 (BLS12-381: the MSM region 262 -> 238 ms) but not at 2^20 (40.1 -> 41.5 ms
+  // per proof with all five tables; BENCHMARKS.md).
+  size_t precompute_min_points = size_t(1) << 22;
+  // Where prepare() says what it chose for each key and why (one line); unset: nowhere
+  // (PreparedKey::notes() has it too).
+  std::function<void(const std::string&)> log;
 };
 
 template <class C>
@@ -61,6 +84,8 @@ class CudaBackend final : public groth16::Backend<C> {
   // The MSM lanes a proof of `key` runs in: msm_lanes, at most what fit beside the key's
   // points when it was prepared; 1 for a streamed key.
   unsigned msm_lanes(const groth16::PreparedKey<C>& key) const;
+  // The MSM sections of `key` that run over precomputed bases, in the order they were built.
+  std::vector<groth16::MsmSection> precomputed(const groth16::PreparedKey<C>& key) const;
   // Benchmarks compare lane counts over one prepared key: takes effect from the next
   // proof; never while a proof of this backend is between upload and read_back (its
   // compute_bytes would change under the scheduler).

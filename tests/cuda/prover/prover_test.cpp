@@ -120,6 +120,7 @@ TYPED_TEST(CudaProver, KeyLargerThanTheCapIsStreamed) {
   ASSERT_TRUE(alloc.is_ok());
   CudaBackendOptions o;
   o.stream_chunk_points = 1 << 13;
+  o.precompute.clear();  // the plain key's bytes (tables: precompute_test.cpp)
   // What the key and one proof take when resident; a cap just below it forces streaming.
   size_t resident_need = 0;
   {
@@ -150,10 +151,12 @@ TYPED_TEST(CudaProver, KeyThatFitsOneLaneRunsInFewerLanes) {
   using C = TypeParam;
   auto alloc = DeviceAllocator::for_device(0);
   ASSERT_TRUE(alloc.is_ok());
+  CudaBackendOptions plain;
+  plain.precompute.clear();  // the plain key's bytes (tables: precompute_test.cpp)
   size_t need[2] = {0, 0};  // one lane, three lanes
   {
     Keyed<C> k;
-    ASSERT_TRUE(k.init((1u << 15) - 5, CudaBackendOptions{}, 27).is_ok());
+    ASSERT_TRUE(k.init((1u << 15) - 5, plain, 27).is_ok());
     const auto& key = k.gpu_prover->prepared();
     ASSERT_EQ(k.gpu->msm_lanes(key), 3u);
     for (unsigned i = 0; i < 2; ++i) {
@@ -167,7 +170,7 @@ TYPED_TEST(CudaProver, KeyThatFitsOneLaneRunsInFewerLanes) {
   ASSERT_TRUE((*alloc)->configure(capped).is_ok());
   {
     Keyed<C> k;
-    Status st = k.init((1u << 15) - 5, CudaBackendOptions{}, 27);
+    Status st = k.init((1u << 15) - 5, plain, 27);
     ASSERT_TRUE(st.is_ok()) << st.to_string();
     const auto& key = k.gpu_prover->prepared();
     EXPECT_EQ(key.placement(), "device");
