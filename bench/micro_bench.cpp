@@ -11,6 +11,7 @@
 #include "ff/inverse.hpp"
 #include "groth16/prepared_verifier.hpp"
 #include "groth16/verifier.hpp"
+#include "pairing/final_exponentiation_check.hpp"
 #include "pairing/pairing.hpp"
 #include "pairing/prepared.hpp"
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ff/bigint.hpp"
 #include "ff/fp.hpp"
@@ -247,6 +248,25 @@ F inverse_vartime(const F& x) {
 template <class Cfg>
 Fp2<Cfg> inverse_vartime(const Fp2<Cfg>& x) {
   return x.conjugate().mul_by_base(inverse_vartime(x.norm()));
+}
+
+// xs[i] <- 1 / xs[i] for every element (zeros stay zero), with one variable-time inversion
+// (Montgomery's trick): for public values, any type inverse_vartime takes.
+template <class F>
+void batch_inverse_vartime(std::vector<F>& xs) {
+  std::vector<F> prefix(xs.size());
+  F acc = F::one();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    prefix[i] = acc;
+    if (!xs[i].is_zero()) acc = acc * xs[i];
+  }
+  F inv = inverse_vartime(acc);
+  for (size_t i = xs.size(); i-- > 0;) {
+    if (xs[i].is_zero()) continue;
+    F x = xs[i];
+    xs[i] = inv * prefix[i];
+    inv = inv * x;
+  }
 }
 
 }  // namespace cuzk::ff

@@ -6,7 +6,7 @@
 //     (pairing/prepared.hpp), so only -pi_a, pi_b walks the loop;
 //   - the IC points are fixed: IC_0 + sum pub_i IC_i adds precomputed multiples
 //     (signed 4-bit windows, no doublings) instead of full scalar multiplications;
-//   - the final exponentiation only decides "is one" (pairing/prepared.hpp).
+//   - the final exponentiation only decides "is one" (pairing/final_exponentiation_check.hpp).
 #pragma once
 
 #include <span>
@@ -16,6 +16,7 @@
 #include "ec/jacobian.hpp"
 #include "groth16/proof.hpp"
 #include "pairing/curve_params.hpp"
+#include "pairing/final_exponentiation_check.hpp"
 #include "pairing/prepared.hpp"
 
 namespace cuzk::groth16 {

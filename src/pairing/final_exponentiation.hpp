@@ -91,7 +91,7 @@ typename PC::Fq12 final_exponentiation_hard_bn_compat(const typename PC::Fq12& f
   auto fx2 = cyclotomic_pow_x<PC>(fx);
   auto fx3 = cyclotomic_pow_x<PC>(fx2);
   auto f2x = cyclotomic_square(fx);
-  auto y = cyclotomic_square(fx3) * fx2;           // f^(2x^3 + x^2)
+  auto y = cyclotomic_square(fx3) * fx2;                                          // f^(2x^3 + x^2)
   auto a = cyclotomic_square(cyclotomic_square(y) * y) * cyclotomic_square(f2x);  // f^A
   auto f6x2 = cyclotomic_square(cyclotomic_square(fx2) * fx2);
   auto a2x = a * f2x;
@@ -102,14 +102,18 @@ typename PC::Fq12 final_exponentiation_hard_bn_compat(const typename PC::Fq12& f
 }
 
 // BLS12: 3 (q^4 - q^2 + 1)/r = (x - 1)^2 (x + q) (x^2 + q^2 - 1) + 3, which needs only
-// exponentiations by x: the cube of the pairing.
+// exponentiations by x: the cube of the pairing. pow_x(f) computes f^x (any way).
+template <class PC, class PowX>
+typename PC::Fq12 final_exponentiation_hard_bls12_compat(const typename PC::Fq12& f, PowX pow_x) {
+  auto u = pow_x(f) * f.conjugate();  // f^(x-1)
+  auto a = pow_x(u) * u.conjugate();  // f^((x-1)^2)
+  auto b = pow_x(a) * frobenius_map(a, 1);
+  auto c = pow_x(pow_x(b)) * frobenius_map(b, 2) * b.conjugate();
+  return c * cyclotomic_square(f) * f;
+}
 template <class PC>
 typename PC::Fq12 final_exponentiation_hard_bls12_compat(const typename PC::Fq12& f) {
-  auto u = cyclotomic_pow_x<PC>(f) * f.conjugate();  // f^(x-1)
-  auto a = cyclotomic_pow_x<PC>(u) * u.conjugate();  // f^((x-1)^2)
-  auto b = cyclotomic_pow_x<PC>(a) * frobenius_map(a, 1);
-  auto c = cyclotomic_pow_x<PC>(cyclotomic_pow_x<PC>(b)) * frobenius_map(b, 2) * b.conjugate();
-  return c * cyclotomic_square(f) * f;
+  return final_exponentiation_hard_bls12_compat<PC>(f, cyclotomic_pow_x<PC>);
 }
 
 template <class PC>

@@ -3,31 +3,42 @@
 // BN, the Frobenius lines) does not depend on the G1 point it is paired with, so its line
 // coefficients are computed once; each later loop only evaluates them at its G1 point.
 //
-// The lines are the ones miller_loop (miller_loop.hpp) computes, in its order, so
-// miller_loop_prepared returns exactly miller_loop's value for the same pairs.
+// The lines are the ones miller_loop (miller_loop.hpp) computes, in its order, possibly
+// scaled by factors the final exponentiation removes (G2Prepared): miller_loop_prepared
+// returns miller_loop's value for the same pairs up to such factors, exactly when no
+// prepared point is scaled.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "ff/inverse.hpp"
 #include "pairing/curve_params.hpp"
-#include "pairing/final_exponentiation.hpp"
 #include "pairing/miller_loop.hpp"
 
 namespace cuzk::pairing {
 
 // A G2 point's Miller-loop lines, in the order the loop multiplies them in.
 // No lines: the point at infinity, whose pairs contribute 1.
+//
+// On the M-type twist (BLS12-381) each line a yP + b xP + c is stored divided by c, a
+// factor in Fq2 that the final exponentiation removes: its constant coefficient is then
+// one, and multiplying it into the accumulator takes 9 Fq2 products instead of 13. A line
+// with c = 0 cannot be scaled so (none occurs for points of order r; a key could still
+// hold another point), and then the point keeps its lines as computed (`scaled` false).
 template <class PC>
 struct G2Prepared {
   std::vector<Line<PC>> lines;
+  bool scaled = false;
   bool is_infinity() const { return lines.empty(); }
 };
 
+// The scaled form is chosen when possible; allow_scaling = false keeps the lines as
+// computed (for tests of that form).
 template <class PC>
-G2Prepared<PC> prepare_g2(const typename PC::G2Affine& q) {
+G2Prepared<PC> prepare_g2(const typename PC::G2Affine& q, bool allow_scaling = true) {
   G2Prepared<PC> out;
   if (q.is_infinity()) return out;
   const typename PC::G2Affine neg_q{q.x, -q.y};
@@ -44,7 +55,37 @@ G2Prepared<PC> prepare_g2(const typename PC::G2Affine& q) {
     out.lines.push_back(add_step<PC>(t, q1));
     out.lines.push_back(add_step<PC>(t, q2));
   }
+  if constexpr (PC::TWIST == Twist::M) {
+    if (!allow_scaling ||
+        std::any_of(out.lines.begin(), out.lines.end(), [](const Line<PC>& l) { return l.c.is_zero(); })) {
+      return out;
+    }
+    std::vector<typename PC::Fq2> c(out.lines.size());
+    for (size_t i = 0; i < c.size(); ++i) c[i] = out.lines[i].c;
+    ff::batch_inverse_vartime(c);
+    for (size_t i = 0; i < c.size(); ++i) out.lines[i] = {out.lines[i].a * c[i], out.lines[i].b * c[i], PC::Fq2::one()};
+    out.scaled = true;
+  }
   return out;
+}
+
+// f * (1 + d1 v + d4 v w): an M-type line scaled to constant coefficient one.
+template <class Cfg>
+CUZK_INLINE ff::Fp12<Cfg> mul_by_14(const ff::Fp12<Cfg>& f, const ff::Fp2<Cfg>& d1, const ff::Fp2<Cfg>& d4) {
+  auto t0 = f.c0 + mul_by_1(f.c0, d1);
+  auto t1 = mul_by_1(f.c1, d4);
+  auto s = f.c0 + f.c1;
+  auto c1 = s + mul_by_1(s, d1 + d4) - t0 - t1;
+  return {t0 + t1.mul_by_nonresidue(), c1};
+}
+
+template <class PC>
+CUZK_INLINE typename PC::Fq12 mul_by_prepared_line(const typename PC::Fq12& f, const Line<PC>& l, bool scaled,
+                                                   const typename PC::Fq& xp, const typename PC::Fq& yp) {
+  if constexpr (PC::TWIST == Twist::M) {
+    if (scaled) return mul_by_14(f, l.b.mul_by_base(xp), l.a.mul_by_base(yp));
+  }
+  return mul_by_line<PC>(f, l, xp, yp);
 }
 
 template <class PC>
@@ -52,7 +93,8 @@ using PreparedPair = std::pair<typename PC::G1Affine, const G2Prepared<PC>*>;
 
 // f_{Q}(P) * prod_i f_{Q_i}(P_i) before the final exponentiation, for one pair (P, Q) whose
 // G2 point is not known in advance and pairs (P_i, Q_i) with Q_i prepared: equal to
-// miller_loop over all of them. Pairs with a point at infinity contribute 1.
+// miller_loop over all of them, up to the factors of scaled lines. Pairs with a point at
+// infinity contribute 1.
 template <class PC>
 typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typename PC::G2Affine& q,
                                        std::span<const PreparedPair<PC>> fixed) {
@@ -63,6 +105,7 @@ typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typ
   struct Fixed {
     typename PC::Fq xp, yp;
     const Line<PC>* line;
+    bool scaled;
   };
   Fixed st[4];
   std::vector<Fixed> more;
@@ -74,13 +117,13 @@ typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typ
   size_t n = 0;
   for (const auto& [pi, qi] : fixed) {
     if (pi.is_infinity() || qi->is_infinity()) continue;
-    fs[n++] = {pi.x, pi.y, qi->lines.data()};
+    fs[n++] = {pi.x, pi.y, qi->lines.data(), qi->scaled};
   }
   Fq12 f = Fq12::one();
   if (!with_var && n == 0) return f;
 
   auto fixed_lines = [&] {
-    for (size_t k = 0; k < n; ++k) f = mul_by_line<PC>(f, *fs[k].line++, fs[k].xp, fs[k].yp);
+    for (size_t k = 0; k < n; ++k) f = mul_by_prepared_line<PC>(f, *fs[k].line++, fs[k].scaled, fs[k].xp, fs[k].yp);
   };
   constexpr SignedDigits loop = PC::LOOP;
   for (size_t i = loop.len - 1; i-- > 0;) {
@@ -104,35 +147,6 @@ typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typ
   }
   if constexpr (PC::X_NEGATIVE) f = f.conjugate();
   return f;
-}
-
-// 1/f in Fq12 with a variable-time base-field inversion (ff/inverse.hpp): for public values.
-template <class Cfg>
-ff::Fp12<Cfg> inverse_vartime(const ff::Fp12<Cfg>& x) {
-  using F6 = ff::Fp6<Cfg>;
-  using F2 = ff::Fp2<Cfg>;
-  const F6 d = x.c0.square() - x.c1.square().mul_by_nonresidue();  // the norm to Fq6
-  const F2 a = d.c0.square() - (d.c1 * d.c2).mul_by_nonresidue();
-  const F2 b = d.c2.square().mul_by_nonresidue() - d.c0 * d.c1;
-  const F2 c = d.c1.square() - d.c0 * d.c2;
-  const F2 fi = ff::inverse_vartime(d.c0 * a + (d.c2 * b + d.c1 * c).mul_by_nonresidue());
-  const F6 di{a * fi, b * fi, c * fi};
-  return {x.c0 * di, -(x.c1 * di)};
-}
-
-// Whether f^((q^12 - 1)/r) == 1, for a public f != 0 (a verifier's Miller-loop value).
-// It raises f to the cheapest power of the reduced pairing instead (final_exponentiation_
-// compat: e^3 on BLS12, e^(2x(6x^2 + 3x + 1)) on BN254): that power is coprime to r and
-// e lies in the group of r-th roots of unity, so it is one exactly when e is.
-template <class PC>
-bool final_exponentiation_is_one(const typename PC::Fq12& f) {
-  auto t = f.conjugate() * inverse_vartime(f);  // f^(q^6 - 1)
-  auto e = frobenius_map(t, 2) * t;
-  if constexpr (PC::FAMILY == Family::BN) {
-    return final_exponentiation_hard_bn_compat<PC>(e).is_one();
-  } else {
-    return final_exponentiation_hard_bls12_compat<PC>(e).is_one();
-  }
 }
 
 }  // namespace cuzk::pairing

@@ -1,6 +1,9 @@
-// Prepared Miller loops and the "is one" final exponentiation (pairing/prepared.hpp)
-// against the plain miller_loop and final_exponentiation they stand in for.
+// Prepared Miller loops (pairing/prepared.hpp) and the "is one" final exponentiation
+// (pairing/final_exponentiation_check.hpp) against the plain miller_loop and
+// final_exponentiation they stand in for.
 #include "pairing/prepared.hpp"
+
+#include "pairing/final_exponentiation_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,17 +32,28 @@ class PreparedTest : public ::testing::Test {
   G1A p() { return (G1::generator() * Fr::random(rng)).to_affine(); }
   G2A q() { return (G2::generator() * Fr::random(rng)).to_affine(); }
 
-  // miller_loop_prepared over (p, q) and the prepared pairs, against miller_loop over all.
+  // miller_loop_prepared over (p, q) and the prepared pairs, against miller_loop over all:
+  // equal as computed with lines kept as they are, equal after the final exponentiation
+  // with the lines scaled (BLS12-381).
   void expect_same_loop(const G1A& p, const G2A& q, const std::vector<Pair>& fixed) {
-    std::vector<G2Prepared<PC>> prepared;
-    for (const auto& [pi, qi] : fixed) prepared.push_back(prepare_g2<PC>(qi));
-    std::vector<PreparedPair<PC>> pairs;
-    for (size_t i = 0; i < fixed.size(); ++i) pairs.push_back({fixed[i].first, &prepared[i]});
     std::vector<Pair> all{{p, q}};
     all.insert(all.end(), fixed.begin(), fixed.end());
-    EXPECT_EQ(miller_loop_prepared<PC>(p, q, std::span<const PreparedPair<PC>>(pairs)),
-              miller_loop<PC>(std::span<const Pair>(all)))
-        << "seed " << seed << ", " << fixed.size() << " prepared pairs";
+    const auto want = miller_loop<PC>(std::span<const Pair>(all));
+    for (bool scaling : {false, true}) {
+      std::vector<G2Prepared<PC>> prepared;
+      for (const auto& [pi, qi] : fixed) {
+        prepared.push_back(prepare_g2<PC>(qi, scaling));
+        EXPECT_EQ(prepared.back().scaled, scaling && PC::TWIST == Twist::M && !qi.is_infinity());
+      }
+      std::vector<PreparedPair<PC>> pairs;
+      for (size_t i = 0; i < fixed.size(); ++i) pairs.push_back({fixed[i].first, &prepared[i]});
+      const auto got = miller_loop_prepared<PC>(p, q, std::span<const PreparedPair<PC>>(pairs));
+      if (!scaling) {
+        EXPECT_EQ(got, want) << "seed " << seed << ", " << fixed.size() << " prepared pairs";
+      }
+      EXPECT_EQ(final_exponentiation<PC>(got), final_exponentiation<PC>(want))
+          << "seed " << seed << ", " << fixed.size() << " prepared pairs, scaling " << scaling;
+    }
   }
 };
 
@@ -96,6 +110,34 @@ TYPED_TEST(PreparedTest, VartimeInverseEqualsTheConstantTimeOne) {
     auto x = TypeParam::Fq12::random(this->rng);
     EXPECT_EQ(inverse_vartime(x), x.inverse()) << "seed " << this->seed;
     EXPECT_TRUE((inverse_vartime(x) * x).is_one());
+  }
+}
+
+// Elements of the cyclotomic subgroup: the easy part of the final exponentiation of
+// random elements.
+TYPED_TEST(PreparedTest, CompressedSquaringsAgreeWithCyclotomicSquaring) {
+  using Fq12 = typename TypeParam::Fq12;
+  for (int i = 0; i < 3; ++i) {
+    Fq12 x = final_exponentiation_easy<TypeParam>(Fq12::random(this->rng));
+    std::vector<CompressedFq12<typename TypeParam::Cfg>> c{compress(x)};
+    Fq12 want = x;
+    for (int k = 0; k < 5; ++k) {
+      c.push_back(compressed_square(c.back()));
+      want = cyclotomic_square(want);
+    }
+    const auto full = decompress(c);
+    EXPECT_EQ(full.front(), x) << "seed " << this->seed;
+    EXPECT_EQ(full.back(), want) << "seed " << this->seed;
+    EXPECT_EQ(full.back(), x.pow(ff::BigInt<1>{{32}})) << "seed " << this->seed;
+  }
+  EXPECT_EQ(decompress(std::vector{compress(Fq12::one())}).front(), Fq12::one());
+}
+
+TYPED_TEST(PreparedTest, CompressedPowerByXEqualsThePlainOne) {
+  using Fq12 = typename TypeParam::Fq12;
+  for (int i = 0; i < 2; ++i) {
+    Fq12 x = final_exponentiation_easy<TypeParam>(Fq12::random(this->rng));
+    EXPECT_EQ(cyclotomic_pow_x_compressed<TypeParam>(x), cyclotomic_pow_x<TypeParam>(x)) << "seed " << this->seed;
   }
 }
 
