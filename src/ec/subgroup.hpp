@@ -25,22 +25,38 @@ CUZK_HD constexpr bool is_in_subgroup_slow(const Affine<C>& p) {
   return Jacobian<C>::from_affine(p).mul(r).is_infinity();
 }
 
+namespace detail {
+
+// [k]P by left-to-right double-and-add, for a sparse public k: the BLS parameter has six
+// set bits in 64, where the windowed mul's 14-point table would cost more than it saves.
+// P is affine (mixed additions) or Jacobian.
+template <class J, class Point, size_t M>
+CUZK_HD constexpr J mul_binary(const Point& p, const ff::BigInt<M>& k) {
+  J acc = J::infinity();
+  for (size_t i = k.num_bits(); i-- > 0;) {
+    acc = acc.dbl();
+    if (k.bit(i)) acc += p;
+  }
+  return acc;
+}
+
+}  // namespace detail
+
 template <class C>
 CUZK_HD constexpr bool is_in_subgroup(const Affine<C>& p) {
   if (p.is_infinity()) return true;
   using J = Jacobian<C>;
-  J pj = J::from_affine(p);
   if constexpr (std::is_same_v<C, bn254::G1Config>) {
     return true;
   } else if constexpr (std::is_same_v<C, bn254::G2Config>) {
     constexpr auto k = bn254::SIX_X_SQUARED;
-    return J::from_affine(bn254::psi(p)) == pj.mul(k);
+    return J::from_affine(bn254::psi(p)) == J::from_affine(p).mul(k);
   } else if constexpr (std::is_same_v<C, bls12_381::G1Config>) {
     constexpr auto x = bls12_381::X_ABS;
-    return J::from_affine(bls12_381::phi(p)) == -pj.mul(x).mul(x);
+    return J::from_affine(bls12_381::phi(p)) == -detail::mul_binary<J>(detail::mul_binary<J>(p, x), x);
   } else if constexpr (std::is_same_v<C, bls12_381::G2Config>) {
     constexpr auto x = bls12_381::X_ABS;
-    return J::from_affine(bls12_381::psi(p)) == -pj.mul(x);
+    return J::from_affine(bls12_381::psi(p)) == -detail::mul_binary<J>(p, x);
   } else {
     return is_in_subgroup_slow(p);
   }
