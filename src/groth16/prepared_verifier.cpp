@@ -75,12 +75,25 @@ template <class C>
 Status verify(const PreparedVerifyingKey<C>& pvk, const Proof<C>& proof,
               std::span<const typename C::Fr::Int> public_signals) {
   using PC = typename PreparedVerifyingKey<C>::PC;
-  CUZK_RETURN_IF_ERROR(check_verify_inputs<C>(pvk.key(), proof, public_signals));
+  // On BLS12 pi_b's walk through the Miller loop ends at [|x|] pi_b, which is what its
+  // subgroup test computes: the loop makes that test (g2_in_subgroup_from_walk).
+  constexpr bool kTestFromWalk = PC::FAMILY == pairing::Family::BLS12;
+  const VerifyingKey<C>& vk = pvk.key();
+  Status inputs = check_verify_inputs<C>(vk, proof, public_signals, !kTestFromWalk);
+  // The full checks give verify's first message, which may come before pi_b's test or after.
+  if (!inputs.is_ok()) return kTestFromWalk ? check_verify_inputs<C>(vk, proof, public_signals) : inputs;
   const pairing::PreparedPair<PC> fixed[2] = {
       {to_affine_vartime(pvk.ic_sum(public_signals)), &pvk.gamma2()},
       {proof.c, &pvk.delta2()},
   };
-  auto f = pairing::miller_loop_prepared<PC>(-proof.a, proof.b, std::span(fixed));
+  pairing::G2Projective<PC> walk;
+  auto f = pairing::miller_loop_prepared<PC>(-proof.a, proof.b, std::span(fixed), &walk);
+  if constexpr (kTestFromWalk) {
+    if (!pairing::g2_in_subgroup_from_walk<PC>(proof.b, walk)) {
+      // Only pi_b's test is left to fail; the full checks name it.
+      CUZK_RETURN_IF_ERROR(check_verify_inputs<C>(vk, proof, public_signals));
+    }
+  }
   if (!pairing::final_exponentiation_is_one<PC>(f * pvk.alpha_beta_miller())) return pairing_check_failed();
   return Status::ok();
 }

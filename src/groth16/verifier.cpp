@@ -12,10 +12,10 @@ namespace cuzk::groth16 {
 namespace {
 
 template <class Cfg>
-Status check_point(const ec::Affine<Cfg>& p, const char* name) {
+Status check_point(const ec::Affine<Cfg>& p, const char* name, bool subgroup = true) {
   if (p.is_infinity()) return invalid_argument(std::string("verify: proof point ") + name + " is the point at infinity");
   if (!p.is_on_curve()) return invalid_argument(std::string("verify: proof point ") + name + " is not on the curve");
-  if (!ec::is_in_subgroup(p)) {
+  if (subgroup && !ec::is_in_subgroup(p)) {
     return invalid_argument(std::string("verify: proof point ") + name + " is not in the prime-order subgroup");
   }
   return Status::ok();
@@ -25,7 +25,7 @@ Status check_point(const ec::Affine<Cfg>& p, const char* name) {
 
 template <class C>
 Status check_verify_inputs(const VerifyingKey<C>& vk, const Proof<C>& proof,
-                           std::span<const typename C::Fr::Int> public_signals) {
+                           std::span<const typename C::Fr::Int> public_signals, bool pi_b_subgroup) {
   using Fr = typename C::Fr;
   if (vk.ic.size() != size_t(vk.n_public) + 1) {
     return invalid_argument("verify: the verification key has " + std::to_string(vk.ic.size()) +
@@ -41,7 +41,7 @@ Status check_verify_inputs(const VerifyingKey<C>& vk, const Proof<C>& proof,
     }
   }
   CUZK_RETURN_IF_ERROR(check_point(proof.a, "pi_a"));
-  CUZK_RETURN_IF_ERROR(check_point(proof.b, "pi_b"));
+  CUZK_RETURN_IF_ERROR(check_point(proof.b, "pi_b", pi_b_subgroup));
   return check_point(proof.c, "pi_c");
 }
 
@@ -65,10 +65,10 @@ Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const 
 }
 
 template Status check_verify_inputs<bn254::Curve>(const VerifyingKey<bn254::Curve>&, const Proof<bn254::Curve>&,
-                                                  std::span<const bn254::Fr::Int>);
+                                                  std::span<const bn254::Fr::Int>, bool);
 template Status check_verify_inputs<bls12_381::Curve>(const VerifyingKey<bls12_381::Curve>&,
                                                       const Proof<bls12_381::Curve>&,
-                                                      std::span<const bls12_381::Fr::Int>);
+                                                      std::span<const bls12_381::Fr::Int>, bool);
 template Status verify<bn254::Curve>(const VerifyingKey<bn254::Curve>&, const Proof<bn254::Curve>&,
                                      std::span<const bn254::Fr::Int>);
 template Status verify<bls12_381::Curve>(const VerifyingKey<bls12_381::Curve>&, const Proof<bls12_381::Curve>&,

@@ -19,10 +19,11 @@ Status verify(const VerifyingKey<C>& vk, const Proof<C>& proof, std::span<const 
 
 // The checks verify runs before any pairing: the key's IC count, the number and range of
 // the public signals, and the proof points (not at infinity, on the curve, in the subgroup).
-// Ok, or the message verify would return.
+// Ok, or the message verify would return. pi_b_subgroup = false leaves out pi_b's subgroup
+// test only (for a caller that makes it another way).
 template <class C>
 Status check_verify_inputs(const VerifyingKey<C>& vk, const Proof<C>& proof,
-                           std::span<const typename C::Fr::Int> public_signals);
+                           std::span<const typename C::Fr::Int> public_signals, bool pi_b_subgroup = true);
 
 // verify's message when the pairing check fails.
 inline Status pairing_check_failed() {

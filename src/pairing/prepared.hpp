@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ec/endomorphism.hpp"
 #include "ff/inverse.hpp"
 #include "pairing/curve_params.hpp"
 #include "pairing/miller_loop.hpp"
@@ -94,10 +95,11 @@ using PreparedPair = std::pair<typename PC::G1Affine, const G2Prepared<PC>*>;
 // f_{Q}(P) * prod_i f_{Q_i}(P_i) before the final exponentiation, for one pair (P, Q) whose
 // G2 point is not known in advance and pairs (P_i, Q_i) with Q_i prepared: equal to
 // miller_loop over all of them, up to the factors of scaled lines. Pairs with a point at
-// infinity contribute 1.
+// infinity contribute 1. `walk`, if given, receives where Q's walk ended before any
+// Frobenius lines: [loop] Q (see g2_in_subgroup_from_walk), when P and Q are finite.
 template <class PC>
 typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typename PC::G2Affine& q,
-                                       std::span<const PreparedPair<PC>> fixed) {
+                                       std::span<const PreparedPair<PC>> fixed, G2Projective<PC>* walk = nullptr) {
   using Fq12 = typename PC::Fq12;
   const bool with_var = !p.is_infinity() && !q.is_infinity();
   const typename PC::G2Affine neg_q{q.x, -q.y};
@@ -134,6 +136,7 @@ typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typ
     if (with_var) f = mul_by_line<PC>(f, add_step<PC>(t, loop.digit[i] > 0 ? q : neg_q), p.x, p.y);
     fixed_lines();
   }
+  if (walk != nullptr) *walk = t;
   if constexpr (PC::FAMILY == Family::BN) {
     if (with_var) {
       auto q1 = twist_frobenius<PC>(q);
@@ -147,6 +150,20 @@ typename PC::Fq12 miller_loop_prepared(const typename PC::G1Affine& p, const typ
   }
   if constexpr (PC::X_NEGATIVE) f = f.conjugate();
   return f;
+}
+
+// BLS12: whether Q (on the twist, not at infinity) is in G2, from the walk T that
+// miller_loop_prepared left for it: Scott's test psi(Q) == [x]Q (ec/subgroup.hpp) with
+// [x]Q = -[|x|]Q = -T, so the check costs no scalar multiplication of its own. The loop's
+// steps are incomplete formulas, but each one that meets a special case (T at infinity, of
+// order 2, or equal to +-Q, none of which happens to a point of order r) sets Z to zero
+// for good, so a walk with Z != 0 is the true [|x|]Q; one with Z = 0 means Q is not in G2.
+template <class PC>
+bool g2_in_subgroup_from_walk(const typename PC::G2Affine& q, const G2Projective<PC>& t) {
+  static_assert(PC::FAMILY == Family::BLS12 && PC::X_NEGATIVE, "the BLS12 loop walks to [|x|]Q");
+  if (t.z.is_zero()) return false;
+  const auto psi_q = bls12_381::psi(q);
+  return t.x == psi_q.x * t.z && -t.y == psi_q.y * t.z;
 }
 
 }  // namespace cuzk::pairing

@@ -125,6 +125,21 @@ class PreparedVerifyTest : public ::testing::Test {
     p = good;
     p.c = raw_curve_point<typename C::G1>();
     rejected(p, pub, "pi_c off the subgroup");
+    // Two faults at once: the message names the one verify checks first (pi_b's subgroup
+    // test runs in another place on the prepared path).
+    p = good;
+    p.b = raw_curve_point<typename C::G2>();
+    p.c = G1A::infinity();
+    rejected(p, pub, "pi_b off the subgroup, pi_c at infinity");
+    p.a.y = p.a.y + C::Fq::one();
+    rejected(p, pub, "pi_b off the subgroup, pi_a off the curve");
+    p = good;
+    p.b = raw_curve_point<typename C::G2>();
+    if (!pub.empty()) {
+      Pub s = pub;
+      s[0] = Fr::MODULUS;
+      rejected(p, s, "pi_b off the subgroup, a public signal equal to r");
+    }
     for (size_t i = 0; i < pub.size(); ++i) {
       Pub s = pub;
       s[i] = (Fr::from_canonical(s[i]) + Fr::one()).to_canonical();

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "ec/points.hpp"
+#include "ec/random_points.hpp"
+#include "ec/subgroup.hpp"
 #include "pairing/pairing.hpp"
 
 namespace cuzk::pairing {
@@ -138,6 +140,35 @@ TYPED_TEST(PreparedTest, CompressedPowerByXEqualsThePlainOne) {
   for (int i = 0; i < 2; ++i) {
     Fq12 x = final_exponentiation_easy<TypeParam>(Fq12::random(this->rng));
     EXPECT_EQ(cyclotomic_pow_x_compressed<TypeParam>(x), cyclotomic_pow_x<TypeParam>(x)) << "seed " << this->seed;
+  }
+}
+
+// The G2 subgroup test made from pi_b's walk through the BLS12-381 loop against
+// ec::is_in_subgroup: on G2 points, random twist points (off G2), pure cofactor torsion
+// (which meets the incomplete formulas' special cases) and torsion plus a G2 point.
+TEST(PreparedWalk, Bls12381SubgroupTestFromTheWalkMatchesIsInSubgroup) {
+  using PC = Bls12381Pairing;
+  using G2 = ec::Jacobian<bls12_381::G2Config>;
+  uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng{seed};
+  auto from_walk = [](const bls12_381::G2Affine& q) {
+    const auto p = bls12_381::G1Config::generator();
+    G2Projective<PC> walk;
+    miller_loop_prepared<PC>(p, q, std::span<const PreparedPair<PC>>(), &walk);
+    return g2_in_subgroup_from_walk<PC>(q, walk);
+  };
+  constexpr auto r = bls12_381::Fr::MODULUS;
+  for (int i = 0; i < 4; ++i) {
+    const auto in = (G2::generator() * bls12_381::Fr::random(rng)).to_affine();
+    const auto off = ec::fixtures::random_curve_point<bls12_381::G2Config>(rng);
+    const auto torsion = G2::from_affine(off).mul(r);
+    ASSERT_FALSE(torsion.is_infinity());
+    const auto mixed = (torsion + G2::from_affine(in)).to_affine();
+    for (const auto& q : {in, off, torsion.to_affine(), mixed}) {
+      EXPECT_EQ(from_walk(q), ec::is_in_subgroup(q)) << "seed " << seed;
+    }
+    EXPECT_TRUE(from_walk(in));
+    EXPECT_FALSE(from_walk(off)) << "seed " << seed;
   }
 }
 
