@@ -120,7 +120,8 @@ class TypedKey final : public LoadedKey {
     const groth16::ProveTimings& t = staged.t;
     out->timings = {t.upload * 1e3, t.witness_abc * 1e3, t.h * 1e3,     t.msm_a * 1e3,    t.msm_b1 * 1e3,
                     t.msm_b2 * 1e3, t.msm_l * 1e3,       t.msm_h * 1e3, t.read_back * 1e3,
-                    t.upload_host_copy * 1e3, t.upload_link_wait * 1e3};
+                    t.upload_host_copy * 1e3, t.upload_link_wait * 1e3, t.upload_setup * 1e3,
+                    t.upload_alloc * 1e3, t.upload_acquire * 1e3, t.upload_issue * 1e3};
     return std::unique_ptr<ProvedProof>(std::move(out));
   }
 

@@ -33,7 +33,8 @@ struct KernelTimings {
   double ntt_h_ms = 0;
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
   double read_back_ms = 0;
-  double upload_host_copy_ms = 0, upload_link_wait_ms = 0;  // of upload_ms (the rest: its setup)
+  double upload_host_copy_ms = 0, upload_link_wait_ms = 0;  // of upload_ms
+  double upload_setup_ms = 0, upload_alloc_ms = 0, upload_acquire_ms = 0, upload_issue_ms = 0;  // the rest of it
 };
 
 // One proof between its device stages: the backend's job, then the MSM sums.

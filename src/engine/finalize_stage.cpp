@@ -24,6 +24,10 @@ void run_finalize_stage(Pipeline& p) {
     proof->timings.upload_ms = t.upload_ms;
     proof->timings.upload_host_copy_ms = t.upload_host_copy_ms;
     proof->timings.upload_link_wait_ms = t.upload_link_wait_ms;
+    proof->timings.upload_setup_ms = t.upload_setup_ms;
+    proof->timings.upload_alloc_ms = t.upload_alloc_ms;
+    proof->timings.upload_acquire_ms = t.upload_acquire_ms;
+    proof->timings.upload_issue_ms = t.upload_issue_ms;
     proof->timings.synthesis_ms = t.synthesis_ms;
     proof->timings.ntt_h_ms = t.ntt_h_ms;
     proof->timings.msm_a_ms = t.msm_a_ms;

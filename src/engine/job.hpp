@@ -43,6 +43,8 @@ struct ProofTimings {
   // Of prestage_ms (or of gpu_compute_ms on the fallback path): the backend's witness upload,
   // and of that the host copies into pinned chunks and the waits for the link.
   double upload_ms = 0, upload_host_copy_ms = 0, upload_link_wait_ms = 0;
+  // The rest of upload_ms, for the log: setup (streams), device memory, pinned chunks, DMA issue.
+  double upload_setup_ms = 0, upload_alloc_ms = 0, upload_acquire_ms = 0, upload_issue_ms = 0;
   double memory_wait_ms = 0;  // waiting for its key lease and for host or device budget bytes
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
   double verify_ms = 0, finalize_ms = 0, total_ms = 0;

@@ -101,12 +101,14 @@ void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult 
                 "proof job=%s circuit=%s priority=%s outcome=%s device=%s prestage=%s admission_ms=%.1f "
                 "queue_wait_ms=%.1f key_load_ms=%.1f synthesis_ms=%.1f prestage_ms=%.1f gpu_compute_ms=%.1f "
                 "ntt_h_ms=%.1f msm_ms=%.1f readback_ms=%.1f finalize_ms=%.1f verify_ms=%.1f total_ms=%.1f batch=%llu "
-                "paused_ms=%.1f memory_wait_ms=%.1f upload_ms=%.1f upload_host_copy_ms=%.1f upload_link_wait_ms=%.1f",
+                "paused_ms=%.1f memory_wait_ms=%.1f upload_ms=%.1f upload_host_copy_ms=%.1f upload_link_wait_ms=%.1f "
+                "upload_rest_ms=%.1f/%.1f/%.1f/%.1f",
                 proof->job_id.c_str(), proof->circuit_id.c_str(), priority_name(proof->priority), outcome,
                 t.device.empty() ? "-" : t.device.c_str(), t.prestage_fallback ? "fallback" : "ok", t.admission_ms,
                 t.queue_wait_ms, t.key_load_ms, t.synthesis_ms, t.prestage_ms, t.gpu_compute_ms, t.ntt_h_ms, t.msm_ms(),
                 t.readback_ms, t.finalize_ms, t.verify_ms, t.total_ms, static_cast<unsigned long long>(t.batch),
-                t.paused_ms, t.memory_wait_ms, t.upload_ms, t.upload_host_copy_ms, t.upload_link_wait_ms);
+                t.paused_ms, t.memory_wait_ms, t.upload_ms, t.upload_host_copy_ms, t.upload_link_wait_ms,
+                t.upload_setup_ms, t.upload_alloc_ms, t.upload_acquire_ms, t.upload_issue_ms);
   std::string msg = line;
   if (!error.is_ok()) msg += " error=\"" + error.message() + "\"";
   if (log) log(state == JobState::kFailed ? LogLevel::kWarn : LogLevel::kInfo, msg);

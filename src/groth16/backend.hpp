@@ -35,9 +35,11 @@ namespace cuzk::groth16 {
 // Seconds spent in each stage of one proof.
 struct ProveTimings {
   double upload = 0;       // the witness to the backend (host to device for CUDA)
-  // Of upload, where a backend can tell: its setup (memory, streams), the host-side copies
-  // (into pinned chunks), and waiting for the link to take earlier chunks.
-  double upload_setup = 0, upload_host_copy = 0, upload_link_wait = 0;
+  // Of upload, where a backend can tell: its setup (streams, events), the device memory,
+  // taking pinned chunks, the host-side copies into them, issuing the DMAs, and waiting for
+  // the link to take earlier chunks.
+  double upload_setup = 0, upload_alloc = 0, upload_acquire = 0, upload_host_copy = 0, upload_issue = 0,
+         upload_link_wait = 0;
   double witness_abc = 0;  // witness checks, sparse A·w and B·w, c = a∘b
   double h = 0;            // NTTs and the H scalars
   // Each MSM's wall time; a backend that runs them at once (CUDA's lanes) reports times that overlap.

@@ -502,14 +502,18 @@ Result<std::unique_ptr<groth16::ProofJob<C>>> CudaBackend<C>::upload(const groth
   auto job = std::make_unique<DeviceJob<C>>(std::move(copy), std::move(stream), std::move(ev));
   job->upload_reservation = std::move(res);
   job->n_vars = witness.size();
+  t.upload_setup = seconds_since(t0);
+  const auto t_alloc = Clock::now();
   CUZK_ASSIGN_OR_RETURN(
       job->witness, DeviceBuffer<Scalar>::allocate(witness.size(), "prover.upload.witness", &job->upload_reservation));
+  t.upload_alloc = seconds_since(t_alloc);
   // The caller's witness is pageable: through the pinned chunks, at the link's rate.
-  t.upload_setup = seconds_since(t0);
   HostStaging::Split split;
   CUZK_RETURN_IF_ERROR(staging_->copy_to_device(job->witness.data(), witness.data(), witness.size_bytes(), job->copy,
                                                 "prover.upload.witness_chunk", &split));
+  t.upload_acquire = split.acquire;
   t.upload_host_copy = split.host_copy;
+  t.upload_issue = split.issue;
   t.upload_link_wait = split.link_wait;
   CUZK_RETURN_IF_ERROR(job->uploaded.record(job->copy));
   t.upload = seconds_since(t0);

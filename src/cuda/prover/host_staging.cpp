@@ -59,7 +59,9 @@ Status HostStaging::copy_to_device(void* dst, const void* src, size_t bytes, con
   using Clock = std::chrono::steady_clock;
   Split local;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const auto t_acquire = Clock::now();
   CUZK_ASSIGN_OR_RETURN(std::unique_ptr<Set> set, acquire());
+  local.acquire = since(t_acquire);
   auto* out = static_cast<std::byte*>(dst);
   const auto* in = static_cast<const std::byte*>(src);
   constexpr size_t kMemcpyPiece = size_t(1) << 20;  // per host thread and task
@@ -78,8 +80,10 @@ Status HostStaging::copy_to_device(void* dst, const void* src, size_t bytes, con
     pool_.parallel_for(
         0, len, [&](size_t a, size_t e) { std::memcpy(pinned + a, in + lo + a, e - a); }, kMemcpyPiece);
     local.host_copy += since(t0);
+    t0 = Clock::now();
     st = copy_async(out + lo, pinned, len, cudaMemcpyHostToDevice, s.get(), site);
     if (st.is_ok()) st = set->read[b]->record(s);
+    local.issue += since(t0);
   }
   // Whatever happened, nothing may still read a chunk once the set is back in the pool.
   const auto t0 = Clock::now();

@@ -37,7 +37,10 @@ class HostStaging {
   // `split`, when given, receives the seconds spent copying into the pinned chunks and
   // waiting for the DMA of earlier chunks (the two add up to about the call's time).
   struct Split {
-    double host_copy = 0, link_wait = 0;
+    double acquire = 0;    // taking a set of pinned chunks (pinning new ones when none is free)
+    double host_copy = 0;  // copying into the chunks
+    double issue = 0;      // issuing the DMAs and their events
+    double link_wait = 0;  // waiting for the DMA of earlier chunks
   };
   Status copy_to_device(void* dst, const void* src, size_t bytes, const Stream& s, const char* site,
                         Split* split = nullptr);
