@@ -6,7 +6,9 @@
 //     (pairing/prepared.hpp), so only -pi_a, pi_b walks the loop;
 //   - the IC points are fixed: IC_0 + sum pub_i IC_i adds precomputed multiples
 //     (signed 4-bit windows, no doublings) instead of full scalar multiplications;
-//   - the final exponentiation only decides "is one" (pairing/final_exponentiation_check.hpp).
+//   - the final exponentiation only decides "is one" (pairing/final_exponentiation_check.hpp);
+//   - on BLS12-381, pi_b's subgroup test psi(Q) == [x]Q reuses [|x|] pi_b, where pi_b's
+//     walk through the Miller loop ends (pairing::g2_in_subgroup_from_walk).
 #pragma once
 
 #include <span>
