@@ -25,7 +25,9 @@ using testing::DemoKey;
 
 // The CPU backend, failing the n-th call of one device stage the way a GPU fails a copy,
 // a launch or a read-back: what the engine must contain.
-enum class FaultSite { kUpload, kCompute, kReadBack };
+// kCorruptSums: the read-back succeeds but pi_a's sum is off by the generator, so the
+// proof is well formed and wrong (what only the self-verification catches).
+enum class FaultSite { kUpload, kCompute, kReadBack, kCorruptSums };
 
 template <class C>
 class FaultInjectingBackend final : public groth16::Backend<C> {
@@ -54,6 +56,11 @@ class FaultInjectingBackend final : public groth16::Backend<C> {
   }
   Result<groth16::MsmSums<C>> read_back(groth16::ProofJob<C>& job, groth16::ProveTimings& t) override {
     if (hit(FaultSite::kReadBack)) return internal_error("injected read-back failure");
+    if (hit(FaultSite::kCorruptSums)) {
+      auto sums = inner_.read_back(job, t);
+      if (sums.is_ok()) sums->a += ec::Jacobian<typename C::G1>::generator();
+      return sums;
+    }
     return inner_.read_back(job, t);
   }
   Result<ec::Jacobian<typename C::G1>> msm_g1(std::span<const G1> b, std::span<const Scalar> s) override {
@@ -333,6 +340,40 @@ TEST_F(EngineTest, ReferenceFailureReplayedTightBudgetFallsBackAndAllSucceed) {
   wait_for_zero(e->devices()[0]->memory());
   wait_for_zero(e->host_memory());
   EXPECT_EQ(e->status().devices[0].baseline_mismatches, 0u);
+}
+
+// A wrong proof from the device is caught by the finalize stage's check against the key's
+// prepared verifying key and never returned; the other proofs of the batch are.
+TEST_F(EngineTest, ProofThatFailsSelfVerificationIsNotReturned) {
+  for (const char* circuit : {"small", "bls"}) {
+    EngineConfig cfg;
+    cfg.gpu_workers_per_device = 1;
+    cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::make_unique<FaultInjectingDevice>(uint64_t(1) << 32, FaultSite::kCorruptSums, 2));
+    Engine e(cfg, std::move(devices), nullptr);
+    const bool bn = std::string(circuit) == "small";
+    ASSERT_TRUE(e.register_circuit(circuit, bn ? small_->zkey : bls_->zkey, true).is_ok());
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i) ids.push_back(e.submit(request(circuit, bn ? small_->wtns : bls_->wtns))->job_id);
+    int failed = 0;
+    for (const auto& id : ids) {
+      JobRecord r = finished(e, id);
+      if (r.state != JobState::kFailed) {
+        EXPECT_EQ(r.state, JobState::kCompleted) << r.error.to_string();
+        if (bn) expect_verifies(r);
+        continue;
+      }
+      ++failed;
+      EXPECT_EQ(r.error.code(), StatusCode::kInternal);
+      EXPECT_NE(r.error.message().find("produced a proof that does not verify (not returned): verify: the pairing "
+                                       "check failed"),
+                std::string::npos)
+          << r.error.message();
+      EXPECT_TRUE(r.result.proof_json.empty());
+    }
+    EXPECT_EQ(failed, 1) << circuit;
+  }
 }
 
 TEST_F(EngineTest, FaultAtEachDeviceStageFailsOnlyThatJobAndMemoryReturnsToBaseline) {
