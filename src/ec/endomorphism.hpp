@@ -12,6 +12,7 @@
 
 #include "core/hd.hpp"
 #include "ec/curves.hpp"
+#include "ec/jacobian.hpp"
 #include "ff/bigint.hpp"
 
 namespace cuzk::bls12_381 {
@@ -65,6 +66,12 @@ CUZK_INLINE constexpr Fq2 psi_cy() {
 
 CUZK_INLINE constexpr G2Affine psi(const G2Affine& p) {
   return {p.x.conjugate() * psi_cx(), p.y.conjugate() * psi_cy()};
+}
+
+// psi in Jacobian coordinates: conjugation is a field automorphism, so conj(X)/conj(Z)^2 is
+// conj(x) and Z only needs conjugating.
+CUZK_INLINE constexpr ec::Jacobian<G2Config> psi(const ec::Jacobian<G2Config>& p) {
+  return {p.x.conjugate() * psi_cx(), p.y.conjugate() * psi_cy(), p.z.conjugate()};
 }
 
 }  // namespace cuzk::bn254

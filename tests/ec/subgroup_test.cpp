@@ -132,6 +132,19 @@ TEST(Endomorphism, PsiActsAsFrobeniusEigenvalueOnG2) {
             -bls12_381::G2Jacobian::from_affine(h).mul(bls12_381::X_ABS));
 }
 
+// The BN254 G2 test applies psi to Jacobian points (Z != 1), on and off the subgroup.
+TEST(Endomorphism, Bn254PsiOnJacobianPointsMatchesTheAffineOne) {
+  std::mt19937_64 rng{std::random_device{}()};
+  using J = bn254::G2Jacobian;
+  for (int i = 0; i < 3; ++i) {
+    for (auto a :
+         {(J::generator() * bn254::Fr::random(rng)).to_affine(), fixtures::random_curve_point<bn254::G2Config>(rng)}) {
+      J p = J::from_affine(a).dbl() + J::from_affine(a);  // Z != 1
+      EXPECT_EQ(bn254::psi(p), J::from_affine(bn254::psi(p.to_affine())));
+    }
+  }
+}
+
 TEST(Endomorphism, PsiMapsCurveToCurve) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 4; ++i) {
