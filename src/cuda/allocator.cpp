@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_status.hpp"
 #include "cuda/fault.hpp"
+#include "cuda/stream.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -304,6 +305,7 @@ Status DeviceAllocator::reset_device() {
     cache_.clear();  // kept blocks go with the context
     cached_ = 0;
   }
+  forget_pooled(device_);  // the context's streams and events go with it
   CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceReset(), "cudaDeviceReset(" + dev + ")");
   (void)cudaGetLastError();
   CUZK_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_), "cudaSetDevice(" + dev + ") after reset");

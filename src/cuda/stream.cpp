@@ -1,6 +1,9 @@
 #include "cuda/stream.hpp"
 
+#include <map>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "cuda/cuda_status.hpp"
 
@@ -8,29 +11,85 @@ namespace cuzk::cuda {
 
 namespace {
 thread_local bool t_urgent = false;
+
+constexpr size_t kMaxIdle = 128;  // per device and kind; more are destroyed
+
+struct DevicePool {
+  uint64_t generation = 0;
+  std::vector<cudaStream_t> streams[2];  // [urgent]
+  std::vector<cudaEvent_t> events[2];    // [timing]
+  uint64_t reused = 0, created = 0;
+};
+
+std::mutex& pool_mu() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+// Needs pool_mu(). For the process's life (handles may be released during exit).
+DevicePool& pool_of(int device) {
+  static auto* pools = new std::map<int, DevicePool>;
+  return (*pools)[device];
+}
+
+int current_device() {
+  int d = 0;
+  return cudaGetDevice(&d) == cudaSuccess ? d : 0;
+}
 }  // namespace
+
+PoolStats pool_stats(int device) {
+  std::lock_guard lock(pool_mu());
+  const DevicePool& p = pool_of(device);
+  return {p.streams[0].size() + p.streams[1].size(), p.events[0].size() + p.events[1].size(), p.reused, p.created};
+}
+
+void forget_pooled(int device) {
+  std::lock_guard lock(pool_mu());
+  DevicePool& p = pool_of(device);
+  ++p.generation;
+  for (auto& v : p.streams) v.clear();
+  for (auto& v : p.events) v.clear();
+}
 
 UrgentStreams::UrgentStreams(bool on) : prev_(t_urgent) { t_urgent = prev_ || on; }
 UrgentStreams::~UrgentStreams() { t_urgent = prev_; }
 bool UrgentStreams::active() { return t_urgent; }
 
 Result<Stream> Stream::create() {
+  const int device = current_device();
+  const bool urgent = t_urgent;
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(pool_mu());
+    DevicePool& p = pool_of(device);
+    generation = p.generation;
+    if (!p.streams[urgent].empty()) {
+      cudaStream_t s = p.streams[urgent].back();
+      p.streams[urgent].pop_back();
+      ++p.reused;
+      return Stream(s, device, urgent, generation);
+    }
+    ++p.created;
+  }
   cudaStream_t s = nullptr;
-  if (t_urgent) {
+  if (urgent) {
     int least = 0, greatest = 0;
     CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
     CUZK_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest),
                               "cudaStreamCreateWithPriority");
-    return Stream(s);
+  } else {
+    CUZK_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   }
-  CUZK_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  return Stream(s);
+  return Stream(s, device, urgent, generation);
 }
 
 Stream& Stream::operator=(Stream&& o) noexcept {
   if (this != &o) {
     (void)destroy();
     s_ = std::exchange(o.s_, nullptr);
+    device_ = o.device_;
+    urgent_ = o.urgent_;
+    generation_ = o.generation_;
   }
   return *this;
 }
@@ -44,20 +103,49 @@ Status Stream::wait(const Event& e) const {
 Status Stream::destroy() {
   if (s_ == nullptr) return Status::ok();
   cudaStream_t s = std::exchange(s_, nullptr);
+  // Idle: back to the pool. Work still queued (or an error): destroyed, which lets the
+  // work finish.
+  const cudaError_t idle = cudaStreamQuery(s);
+  {
+    std::lock_guard lock(pool_mu());
+    DevicePool& p = pool_of(device_);
+    if (p.generation != generation_) return Status::ok();  // its context was reset: gone already
+    if (idle == cudaSuccess && p.streams[urgent_].size() < kMaxIdle) {
+      p.streams[urgent_].push_back(s);
+      return Status::ok();
+    }
+  }
   return cuda_status(cudaStreamDestroy(s), "cudaStreamDestroy");
 }
 
 Result<Event> Event::create(bool timing) {
+  const int device = current_device();
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(pool_mu());
+    DevicePool& p = pool_of(device);
+    generation = p.generation;
+    if (!p.events[timing].empty()) {
+      cudaEvent_t e = p.events[timing].back();
+      p.events[timing].pop_back();
+      ++p.reused;
+      return Event(e, device, timing, generation);
+    }
+    ++p.created;
+  }
   cudaEvent_t e = nullptr;
   unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
   CUZK_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags");
-  return Event(e);
+  return Event(e, device, timing, generation);
 }
 
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
     (void)destroy();
     e_ = std::exchange(o.e_, nullptr);
+    device_ = o.device_;
+    timing_ = o.timing_;
+    generation_ = o.generation_;
   }
   return *this;
 }
@@ -75,6 +163,18 @@ Result<float> Event::elapsed_ms(const Event& start, const Event& end) {
 Status Event::destroy() {
   if (e_ == nullptr) return Status::ok();
   cudaEvent_t e = std::exchange(e_, nullptr);
+  // Complete (or never recorded): the next user finds it as a new one, complete. Pending: a
+  // new user's synchronize() before its own record would wait for the old work, so destroyed.
+  const cudaError_t done = cudaEventQuery(e);
+  {
+    std::lock_guard lock(pool_mu());
+    DevicePool& p = pool_of(device_);
+    if (p.generation != generation_) return Status::ok();  // its context was reset: gone already
+    if (done == cudaSuccess && p.events[timing_].size() < kMaxIdle) {
+      p.events[timing_].push_back(e);
+      return Status::ok();
+    }
+  }
   return cuda_status(cudaEventDestroy(e), "cudaEventDestroy");
 }
 

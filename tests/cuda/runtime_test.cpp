@@ -1,10 +1,12 @@
 // The RAII wrappers over the CUDA runtime: buffers, streams, events and error statuses.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/cuda_status.hpp"
@@ -176,6 +178,63 @@ TEST_F(DeviceRuntime, EventsTimeAndOrderWork) {
   EXPECT_GE(*ms, 0.0f);
   // Timing was disabled on `marker`: asking it for a time is an error, not garbage.
   EXPECT_FALSE(Event::elapsed_ms(*start, *marker).is_ok());
+}
+
+// A host function that holds its stream busy for ~100 ms.
+void CUDART_CB hold_stream(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+
+TEST_F(DeviceRuntime, IdleStreamsAndEventsAreReusedBusyOnesAreNot) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  auto s = Stream::create();
+  ASSERT_TRUE(s.is_ok());
+  const cudaStream_t handle = s->get();
+  ASSERT_TRUE(s->destroy().is_ok());  // idle: pooled
+  const PoolStats before = pool_stats(device);
+  auto again = Stream::create();
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->get(), handle);
+  EXPECT_EQ(pool_stats(device).reused, before.reused + 1);
+  {
+    // An urgent stream never comes from the normal streams' pool, and keeps its priority.
+    ASSERT_TRUE(again->destroy().is_ok());
+    UrgentStreams urgent;
+    auto u = Stream::create();
+    ASSERT_TRUE(u.is_ok());
+    EXPECT_NE(u->get(), handle);
+    int least = 0, greatest = 0, prio = 0;
+    ASSERT_EQ(cudaDeviceGetStreamPriorityRange(&least, &greatest), cudaSuccess);
+    ASSERT_EQ(cudaStreamGetPriority(u->get(), &prio), cudaSuccess);
+    EXPECT_EQ(prio, greatest);
+  }
+  // Busy when given up: destroyed, not pooled (a stream or event with old work pending would
+  // make its next user wait for that work).
+  auto busy = Stream::create();
+  auto pending = Event::create(false);
+  ASSERT_TRUE(busy.is_ok() && pending.is_ok());
+  ASSERT_EQ(cudaLaunchHostFunc(busy->get(), hold_stream, nullptr), cudaSuccess);
+  ASSERT_TRUE(pending->record(*busy).is_ok());
+  const PoolStats held = pool_stats(device);
+  ASSERT_TRUE(pending->destroy().is_ok());
+  ASSERT_TRUE(busy->destroy().is_ok());
+  EXPECT_EQ(pool_stats(device).idle_streams, held.idle_streams);
+  EXPECT_EQ(pool_stats(device).idle_events, held.idle_events);
+  // A complete event is pooled.
+  auto done = Event::create(false);
+  ASSERT_TRUE(done.is_ok());
+  ASSERT_TRUE(done->record(*stream_).is_ok());
+  ASSERT_TRUE(done->synchronize().is_ok());
+  ASSERT_TRUE(done->destroy().is_ok());
+  EXPECT_EQ(pool_stats(device).idle_events, held.idle_events + 1);
+  // After forget_pooled (a reset), streams made before it never return to the pool.
+  auto old = Stream::create();
+  ASSERT_TRUE(old.is_ok());
+  forget_pooled(device);
+  EXPECT_EQ(pool_stats(device).idle_streams, 0u);
+  EXPECT_EQ(pool_stats(device).idle_events, 0u);
+  ASSERT_TRUE(old->destroy().is_ok());
+  EXPECT_EQ(pool_stats(device).idle_streams, 0u);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 }  // namespace
