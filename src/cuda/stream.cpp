@@ -35,6 +35,37 @@ int current_device() {
   int d = 0;
   return cudaGetDevice(&d) == cudaSuccess ? d : 0;
 }
+
+// An idle handle from the list `pick` selects in `device`'s pool, or null (counted as one
+// to create); *generation receives the pool's.
+template <class H, class Pick>
+H take_idle(int device, Pick pick, uint64_t* generation) {
+  std::lock_guard lock(pool_mu());
+  DevicePool& p = pool_of(device);
+  *generation = p.generation;
+  std::vector<H>& idle = pick(p);
+  if (idle.empty()) {
+    ++p.created;
+    return nullptr;
+  }
+  H h = idle.back();
+  idle.pop_back();
+  ++p.reused;
+  return h;
+}
+
+// True when `h` needs nothing more: kept for reuse (`reusable` and room left), or made by a
+// context that has since been reset (gone with it). False: the caller destroys it.
+template <class H, class Pick>
+bool keep_idle(int device, uint64_t generation, Pick pick, H h, bool reusable) {
+  std::lock_guard lock(pool_mu());
+  DevicePool& p = pool_of(device);
+  if (p.generation != generation) return true;
+  std::vector<H>& idle = pick(p);
+  if (!reusable || idle.size() >= kMaxIdle) return false;
+  idle.push_back(h);
+  return true;
+}
 }  // namespace
 
 PoolStats pool_stats(int device) {
@@ -59,19 +90,9 @@ Result<Stream> Stream::create() {
   const int device = current_device();
   const bool urgent = t_urgent;
   uint64_t generation = 0;
-  {
-    std::lock_guard lock(pool_mu());
-    DevicePool& p = pool_of(device);
-    generation = p.generation;
-    if (!p.streams[urgent].empty()) {
-      cudaStream_t s = p.streams[urgent].back();
-      p.streams[urgent].pop_back();
-      ++p.reused;
-      return Stream(s, device, urgent, generation);
-    }
-    ++p.created;
-  }
-  cudaStream_t s = nullptr;
+  auto streams = [urgent](DevicePool& p) -> std::vector<cudaStream_t>& { return p.streams[urgent]; };
+  cudaStream_t s = take_idle<cudaStream_t>(device, streams, &generation);
+  if (s != nullptr) return Stream(s, device, urgent, generation);
   if (urgent) {
     int least = 0, greatest = 0;
     CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
@@ -105,35 +126,18 @@ Status Stream::destroy() {
   cudaStream_t s = std::exchange(s_, nullptr);
   // Idle: back to the pool. Work still queued (or an error): destroyed, which lets the
   // work finish.
-  const cudaError_t idle = cudaStreamQuery(s);
-  {
-    std::lock_guard lock(pool_mu());
-    DevicePool& p = pool_of(device_);
-    if (p.generation != generation_) return Status::ok();  // its context was reset: gone already
-    if (idle == cudaSuccess && p.streams[urgent_].size() < kMaxIdle) {
-      p.streams[urgent_].push_back(s);
-      return Status::ok();
-    }
-  }
+  const bool idle = cudaStreamQuery(s) == cudaSuccess;
+  auto streams = [this](DevicePool& p) -> std::vector<cudaStream_t>& { return p.streams[urgent_]; };
+  if (keep_idle(device_, generation_, streams, s, idle)) return Status::ok();
   return cuda_status(cudaStreamDestroy(s), "cudaStreamDestroy");
 }
 
 Result<Event> Event::create(bool timing) {
   const int device = current_device();
   uint64_t generation = 0;
-  {
-    std::lock_guard lock(pool_mu());
-    DevicePool& p = pool_of(device);
-    generation = p.generation;
-    if (!p.events[timing].empty()) {
-      cudaEvent_t e = p.events[timing].back();
-      p.events[timing].pop_back();
-      ++p.reused;
-      return Event(e, device, timing, generation);
-    }
-    ++p.created;
-  }
-  cudaEvent_t e = nullptr;
+  auto events = [timing](DevicePool& p) -> std::vector<cudaEvent_t>& { return p.events[timing]; };
+  cudaEvent_t e = take_idle<cudaEvent_t>(device, events, &generation);
+  if (e != nullptr) return Event(e, device, timing, generation);
   unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
   CUZK_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags");
   return Event(e, device, timing, generation);
@@ -165,16 +169,9 @@ Status Event::destroy() {
   cudaEvent_t e = std::exchange(e_, nullptr);
   // Complete (or never recorded): the next user finds it as a new one, complete. Pending: a
   // new user's synchronize() before its own record would wait for the old work, so destroyed.
-  const cudaError_t done = cudaEventQuery(e);
-  {
-    std::lock_guard lock(pool_mu());
-    DevicePool& p = pool_of(device_);
-    if (p.generation != generation_) return Status::ok();  // its context was reset: gone already
-    if (done == cudaSuccess && p.events[timing_].size() < kMaxIdle) {
-      p.events[timing_].push_back(e);
-      return Status::ok();
-    }
-  }
+  const bool done = cudaEventQuery(e) == cudaSuccess;
+  auto events = [this](DevicePool& p) -> std::vector<cudaEvent_t>& { return p.events[timing_]; };
+  if (keep_idle(device_, generation_, events, e, done)) return Status::ok();
   return cuda_status(cudaEventDestroy(e), "cudaEventDestroy");
 }
 
