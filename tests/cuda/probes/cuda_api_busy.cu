@@ -1,6 +1,7 @@
 // The cost of CUDA runtime calls while a 200 ms kernel fills every SM (BENCHMARKS.md,
-// "CUDA runtime calls under load"). Build and run on the device:
-//   nvcc -O2 -arch=sm_90 -std=c++17 -o cuda_api_busy cuda_api_busy.cu && ./cuda_api_busy
+// "CUDA runtime calls under load"). Build and run on the device
+// (a plain CUDA runtime program):
+//   cmake --build build --target cuda_api_busy && build/tests/cuda/cuda_api_busy
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,7 @@
 // Stream and event creation while three streams hold ~100 ms of queued kernels each
-// (BENCHMARKS.md, "CUDA runtime calls under load"). Build and run on the device:
-//   nvcc -O2 -arch=sm_90 -std=c++17 -o cuda_api_queued cuda_api_queued.cu && ./cuda_api_queued
+// (BENCHMARKS.md, "CUDA runtime calls under load"). Build and run on the device
+// (a plain CUDA runtime program):
+//   cmake --build build --target cuda_api_queued && build/tests/cuda/cuda_api_queued
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <chrono>
