@@ -74,6 +74,28 @@ PoolStats pool_stats(int device) {
   return {p.streams[0].size() + p.streams[1].size(), p.events[0].size() + p.events[1].size(), p.reused, p.created};
 }
 
+Status warm_pools(size_t urgent_streams, size_t streams, size_t events) {
+  std::vector<Stream> made;
+  for (bool urgent : {true, false}) {
+    UrgentStreams scope(urgent);
+    const size_t want = urgent ? urgent_streams : streams;
+    for (size_t i = 0; i < want; ++i) {  // takes the idle ones first, then makes the rest
+      CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
+      made.push_back(std::move(s));
+    }
+  }
+  std::vector<Event> marks;
+  for (bool timing : {true, false}) {
+    for (size_t i = 0; i < events; ++i) {
+      CUZK_ASSIGN_OR_RETURN(Event e, Event::create(timing));
+      marks.push_back(std::move(e));
+    }
+  }
+  for (auto& s : made) CUZK_RETURN_IF_ERROR(s.destroy());  // idle: into the pool
+  for (auto& e : marks) CUZK_RETURN_IF_ERROR(e.destroy());
+  return Status::ok();
+}
+
 void forget_pooled(int device) {
   std::lock_guard lock(pool_mu());
   DevicePool& p = pool_of(device);

@@ -101,6 +101,10 @@ struct PoolStats {
   uint64_t reused = 0, created = 0;  // streams and events together
 };
 PoolStats pool_stats(int device);
+// Fills the current device's pools up to `urgent_streams` greatest-priority streams,
+// `streams` others and `events` events of each kind, so that the first proofs (a first
+// CRITICAL one among them) create none.
+Status warm_pools(size_t urgent_streams, size_t streams, size_t events);
 // Drops `device`'s pooled streams and events without destroying them, and makes those still
 // held return nothing to the pool: for after cudaDeviceReset, which destroyed them all.
 void forget_pooled(int device);

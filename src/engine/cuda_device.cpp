@@ -40,6 +40,9 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(size_t index, const CudaD
   auto parts = std::make_unique<Parts>();
   CUZK_ASSIGN_OR_RETURN(parts->info, cuda::device_info(options.ordinal));
   CUZK_RETURN_IF_ERROR(cuda::set_device(options.ordinal));
+  // Enough pooled streams and events for a proof's stages, so the first proofs (the
+  // start-up self-test, a first CRITICAL proof) do not create any beside running work.
+  CUZK_RETURN_IF_ERROR(cuda::warm_pools(16, 32, 32));
   cuda::BudgetOptions budget;
   budget.safety_margin_bytes = options.safety_margin_bytes;
   budget.cap_bytes = options.cap_bytes;
@@ -81,7 +84,8 @@ Status CudaDevice::health() {
 Status CudaDevice::reset() {
   p_->bn254.reset();
   p_->bls12_381.reset();
-  CUZK_RETURN_IF_ERROR(p_->alloc->reset_device());
+  CUZK_RETURN_IF_ERROR(p_->alloc->reset_device());  // the pools' streams and events went with the context
+  CUZK_RETURN_IF_ERROR(cuda::warm_pools(16, 32, 32));
   CUZK_RETURN_IF_ERROR(p_->make_backends());
   set_baseline(measured_in_use());
   return Status::ok();

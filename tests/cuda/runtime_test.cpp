@@ -226,6 +226,10 @@ TEST_F(DeviceRuntime, IdleStreamsAndEventsAreReusedBusyOnesAreNot) {
   ASSERT_TRUE(done->synchronize().is_ok());
   ASSERT_TRUE(done->destroy().is_ok());
   EXPECT_EQ(pool_stats(device).idle_events, held.idle_events + 1);
+  // Warming fills the pools up to the counts asked (idle ones count), for each kind.
+  ASSERT_TRUE(warm_pools(3, 5, 4).is_ok());
+  EXPECT_GE(pool_stats(device).idle_streams, 8u);
+  EXPECT_GE(pool_stats(device).idle_events, 8u);
   // After forget_pooled (a reset), streams made before it never return to the pool.
   auto old = Stream::create();
   ASSERT_TRUE(old.is_ok());
