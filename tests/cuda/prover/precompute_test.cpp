@@ -15,6 +15,7 @@
 #include "cuda/cuda_test_util.hpp"
 #include "cuda/fault.hpp"
 #include "cuda/prover/cuda_backend.hpp"
+#include "cuda/prover/same_proofs.hpp"  // tests/cuda
 #include "formats/zkey.hpp"
 #include "groth16/demo_circuit.hpp"
 #include "groth16/precompute_spec.hpp"
@@ -83,26 +84,12 @@ CudaBackendOptions with_sections(std::vector<MsmSection> sections) {
   return o;
 }
 
-template <class C>
-std::string proof_bytes(const groth16::Proof<C>& p) {
-  return formats::proof_to_json<C>(p).dump();
-}
 
 // Same r and s on both backends: the same proof, and it verifies.
 template <class C>
 void expect_same_proofs(Circuit<C>& c, Gpu<C>& g, uint64_t salt) {
-  using Fr = typename C::Fr;
-  auto rng = testing::seeded_rng(std::string("precompute-") + C::NAME + std::to_string(salt));
-  const Fr r = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
-  const Fr s = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
-  auto want = c.cpu_prover->prove_with_blinding(c.circuit.witness, r, s);
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  auto got = g.prover->prove_with_blinding(c.circuit.witness, r, s);
-  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-  EXPECT_EQ(proof_bytes<C>(got->proof), proof_bytes<C>(want->proof));
-  EXPECT_EQ(got->public_signals, want->public_signals);
-  Status v = groth16::verify<C>(c.vk, got->proof, got->public_signals);
-  EXPECT_TRUE(v.is_ok()) << v.to_string();
+  testing_prover::expect_same_proofs<C>(*c.cpu_prover, *g.prover, c.circuit.witness, c.vk,
+                                        std::string("precompute-") + C::NAME + std::to_string(salt));
 }
 
 DeviceAllocator& allocator() {

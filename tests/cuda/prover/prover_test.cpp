@@ -18,6 +18,7 @@
 #include "cuda/fault.hpp"
 #include "cuda/prover/cuda_backend.hpp"
 #include "cuda/prover/host_staging.hpp"
+#include "cuda/prover/same_proofs.hpp"  // tests/cuda
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/demo_circuit.hpp"
@@ -58,11 +59,7 @@ struct Keyed {
   }
 };
 
-// The proof as snarkjs's proof.json carries it: equal strings are equal proofs.
-template <class C>
-std::string proof_bytes(const groth16::Proof<C>& p) {
-  return formats::proof_to_json<C>(p).dump();
-}
+using testing_prover::proof_bytes;
 
 template <class C>
 class CudaProver : public ::testing::Test {
@@ -75,18 +72,8 @@ TYPED_TEST_SUITE(CudaProver, Curves);
 
 template <class C>
 void expect_same_proofs(Keyed<C>& k, uint64_t salt) {
-  using Fr = typename C::Fr;
-  auto rng = testing::seeded_rng(std::string("prover-") + C::NAME + std::to_string(salt));
-  const Fr r = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
-  const Fr s = Fr::from_u64(rng()) * Fr::from_u64(rng()) + Fr::from_u64(rng());
-  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  auto got = k.gpu_prover->prove_with_blinding(k.circuit.witness, r, s);
-  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-  EXPECT_EQ(proof_bytes<C>(got->proof), proof_bytes<C>(want->proof));
-  EXPECT_EQ(got->public_signals, want->public_signals);
-  Status v = groth16::verify<C>(k.vk, got->proof, got->public_signals);
-  EXPECT_TRUE(v.is_ok()) << v.to_string();
+  testing_prover::expect_same_proofs<C>(*k.cpu_prover, *k.gpu_prover, k.circuit.witness, k.vk,
+                                        std::string("prover-") + C::NAME + std::to_string(salt));
 }
 
 TYPED_TEST(CudaProver, ResidentKeyProofEqualsCpuProof) {
