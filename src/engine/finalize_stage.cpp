@@ -40,9 +40,10 @@ void run_finalize_stage(Pipeline& p) {
     proof->timings.verify_ms = PendingProof::ms_since(v0);
     if (!valid.is_ok()) {
       p.metrics.count("verification_failures", "device", proof->timings.device);
-      p.fail(std::move(proof),
-             internal_error(proof->timings.device +
-                            " produced a proof that does not verify (not returned): " + valid.message()));
+      // The error before the move: the order in which arguments are evaluated is unspecified.
+      Status error = internal_error(proof->timings.device +
+                                    " produced a proof that does not verify (not returned): " + valid.message());
+      p.fail(std::move(proof), std::move(error));
       continue;
     }
     ProofResult result = key.serialize(*proof->proved);
