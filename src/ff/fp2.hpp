@@ -63,6 +63,13 @@ struct Fp2 {
     Fq t1 = c1 * o.c1;
     return {t0 - t1, (c0 + c1) * (o.c0 + o.c1) - t0 - t1};
   }
+  // The same product from three reduced base products: more multiplications than the
+  // device's lazy form, but about two base elements' products fewer live registers.
+  CUZK_INLINE constexpr Fp2 mul_reduced3(const Fp2& o) const {
+    Fq t0 = c0 * o.c0;
+    Fq t1 = c1 * o.c1;
+    return {t0 - t1, (c0 + c1) * (o.c0 + o.c1) - t0 - t1};
+  }
   // (a + bu)^2 = (a + b)(a - b) + 2ab u
   CUZK_INLINE constexpr Fp2 square() const {
     Fq ab = c0 * c1;

@@ -6,6 +6,7 @@
 
 #include "ec/batch_affine.hpp"
 #include "ec/points.hpp"
+#include "ec/xyzz_madd.hpp"
 
 namespace cuzk::ec {
 namespace {
@@ -132,6 +133,50 @@ TYPED_TEST(PointTest, XyzzMatchesJacobian) {
     EXPECT_EQ(X::from_affine(p.to_affine()), xp);
     auto k = this->scalar();
     EXPECT_EQ((xp * k).to_jacobian(), p * k);
+  }
+}
+
+// The device MSM's in-place mixed addition: the same coordinates, bit for bit, as the
+// operator (both fully reduce every value), including its special cases.
+TYPED_TEST(PointTest, InPlaceMixedAdditionMatchesOperator) {
+  using X = Xyzz<TypeParam>;
+  using A = Affine<TypeParam>;
+  struct Reduced3 {
+    static typename TypeParam::Base mul(const typename TypeParam::Base& a, const typename TypeParam::Base& b) {
+      if constexpr (requires { a.mul_reduced3(b); }) {
+        return a.mul_reduced3(b);
+      } else {
+        return a * b;
+      }
+    }
+  };
+  auto same = [](const X& a, const X& b) { return a.x == b.x && a.y == b.y && a.zz == b.zz && a.zzz == b.zzz; };
+  auto check = [&](const X& acc, const A& o) {
+    X plain = acc, reduced3 = acc;
+    madd_in_place(plain, o);
+    madd_in_place<Reduced3>(reduced3, o);
+    EXPECT_TRUE(same(plain, acc + o));
+    EXPECT_TRUE(same(reduced3, acc + o));
+  };
+  for (int i = 0; i < kTrials; ++i) {
+    auto p = this->point(), q = this->point();
+    // Z != 1 on the accumulator, as in a bucket after a few additions.
+    X xp = X::from_jacobian(p + this->point());
+    const A qa = q.to_affine(), pa = xp.to_affine();
+    check(xp, qa);
+    check(xp, -qa);
+    check(xp, pa);   // doubling
+    check(xp, -pa);  // infinity
+    check(xp, A::infinity());
+    check(X::infinity(), qa);
+    check(X::infinity(), A::infinity());
+    X chain = X::infinity(), ref = X::infinity();
+    for (int k = 0; k < 4; ++k) {
+      const A r = this->point().to_affine();
+      madd_in_place(chain, r);
+      ref += r;
+    }
+    EXPECT_TRUE(same(chain, ref));
   }
 }
 
