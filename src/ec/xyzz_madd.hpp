@@ -1,10 +1,11 @@
-// XYZZ += affine (madd-2008-s, 8M + 2S) in place, with the products ordered so that at most
-// seven coordinates are live at once. Bit-identical to Xyzz::operator+(Affine) (every value
-// is fully reduced). Used by the device MSM's accumulation, where the live coordinates of a
-// G2 addition (Fq2, 24 words each) decide the registers and so the occupancy.
+// XYZZ additions in place (madd-2008-s, 8M + 2S; add-2008-s, 12M + 2S) with the products
+// ordered so that few coordinates are live at once, and every product and square taken
+// through a policy M: M::mul(a, b) = a * b, M::sqr(a) = a^2. Bit-identical to
+// Xyzz::operator+ (every value is fully reduced).
 //
-// Mul is the multiplication policy: Mul::mul(a, b) returns a * b (PlainMul uses the field's
-// own product; a policy may trade multiplications for live registers).
+// Used by the device MSM: over Fq2 one G2 addition inlined is tens of thousands of
+// instructions, more than the instruction caches hold once the warps of a multiprocessor
+// drift apart; a policy that keeps the Fq2 product out of line shrinks it to one copy.
 #pragma once
 
 #include "core/hd.hpp"
@@ -17,6 +18,10 @@ struct PlainMul {
   template <class F>
   CUZK_INLINE static constexpr F mul(const F& a, const F& b) {
     return a * b;
+  }
+  template <class F>
+  CUZK_INLINE static constexpr F sqr(const F& a) {
+    return a.square();
   }
 };
 
@@ -37,13 +42,39 @@ CUZK_INLINE constexpr void madd_in_place(Xyzz<C>& a, const Affine<C>& o) {
     a = r.is_zero() ? t.dbl() : Xyzz<C>::infinity();
     return;
   }
-  const Base pp = p.square();
+  const Base pp = M::sqr(p);
   a.zz = M::mul(a.zz, pp);
   const Base q = M::mul(a.x, pp);
   const Base ppp = M::mul(p, pp);
   a.zzz = M::mul(a.zzz, ppp);
-  a.x = r.square() - ppp - q.dbl();
+  a.x = M::sqr(r) - ppp - q.dbl();
   a.y = M::mul(r, q - a.x) - M::mul(a.y, ppp);
+}
+
+template <class M = PlainMul, class C>
+CUZK_INLINE constexpr void add_in_place(Xyzz<C>& a, const Xyzz<C>& o) {
+  using Base = typename C::Base;
+  if (o.is_infinity()) return;
+  if (a.is_infinity()) {
+    a = o;
+    return;
+  }
+  const Base u1 = M::mul(a.x, o.zz);
+  const Base s1 = M::mul(a.y, o.zzz);
+  const Base p = M::mul(o.x, a.zz) - u1;
+  const Base r = M::mul(o.y, a.zzz) - s1;
+  if (p.is_zero()) {
+    const Xyzz<C> t = a;
+    a = r.is_zero() ? t.dbl() : Xyzz<C>::infinity();
+    return;
+  }
+  const Base pp = M::sqr(p);
+  const Base ppp = M::mul(p, pp);
+  const Base q = M::mul(u1, pp);
+  a.zz = M::mul(M::mul(a.zz, o.zz), pp);
+  a.zzz = M::mul(M::mul(a.zzz, o.zzz), ppp);
+  a.x = M::sqr(r) - ppp - q.dbl();
+  a.y = M::mul(r, q - a.x) - M::mul(s1, ppp);
 }
 
 }  // namespace cuzk::ec

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_sort.hpp"
+#include "ec/xyzz_madd.hpp"
 
 namespace cuzk::cuda::msm_detail {
 
@@ -198,9 +199,38 @@ struct GroupScratch {
                      p.reduce_rows(), p.first_chunks(), total_bytes) {}
 };
 
+// Over Fq2 (the G2 groups) the kernels take each product and square out of line. One
+// BLS12-381 G2 addition inlined is ~50k PTX instructions, far beyond the instruction
+// caches: in lock-step (cuda_g2_add_bench) it ran at 0.83 G/s, in the accumulation, where
+// the warps of a multiprocessor drift apart, at 0.42. Out of line (one copy of each
+// product) the accumulation runs at 0.82 G/s (H200, BENCHMARKS.md "G2 MSM (H10)").
+template <class F>
+struct OutlinedMul {
+  __device__ __noinline__ static F mul(F a, F b) { return a * b; }
+  __device__ __noinline__ static F sqr(F a) { return a.square(); }
+};
+template <class G>
+constexpr bool kOutlinedProducts = requires { typename G::Base::Fq; };
+
+// The accumulation's acc += p (in registers; only the products are calls over Fq2).
+template <class G>
+__device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
+  if constexpr (kOutlinedProducts<G>) {
+    ec::madd_in_place<OutlinedMul<typename G::Base>>(acc, p);
+  } else {
+    acc += p;
+  }
+}
+
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) {
-  return a + b;
+  if constexpr (kOutlinedProducts<G>) {
+    ec::Xyzz<G> r = a;
+    ec::add_in_place<OutlinedMul<typename G::Base>>(r, b);
+    return r;
+  } else {
+    return a + b;
+  }
 }
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
@@ -266,7 +296,7 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
                         const uint32_t v = vals[i];
                         ec::Affine<G> p = bases[v & 0x7fffffffu];
                         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
-                        acc += p;
+                        accumulate_add<G>(acc, p);
                       });
 }
 
@@ -345,7 +375,7 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   P acc = P::infinity();
-  for (size_t i = t; i < count; i += threads) acc += bases[idx[i]];
+  for (size_t i = t; i < count; i += threads) accumulate_add<G>(acc, bases[idx[i]]);
   out[t] = acc;
 }
 

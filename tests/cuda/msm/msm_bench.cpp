@@ -4,9 +4,12 @@
 // allocator's peak. Prints a markdown table with the peer figures of GPU-NOTES.md.
 // Rows marked "pre c" run with precomputed bases of c-bit windows (the table's bytes and
 // build time beside them); "c=N" rows force the window width (a sweep).
-// Usage: cuda_msm_bench [--runs N] [--max-log K] [--sweep C1,C2,..] [--pre C1,C2,..]
+// Usage: cuda_msm_bench [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..]
+//                       [--pre C1,C2,..] [--groups G1,G2,..]
 //   K: skip sizes above 2^K; --sweep: also BLS12-381 G1 2^22/2^24 and BN254 G1 2^24 at
-//   each forced width; --pre: the precomputed rows at these widths instead of the choice.
+//   each forced width; --g2-sweep: BLS12-381 G2 2^20/2^22 likewise; --pre: the
+//   precomputed rows at these widths instead of the choice; --groups: only these groups
+//   (bls12_381_g1, bn254_g1, bls12_381_g2, bn254_g2; default all).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -153,7 +156,8 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
 int run(int argc, char** argv) {
   int runs = 5;
   unsigned max_log = 24;
-  std::vector<unsigned> sweep, pre_widths;
+  std::vector<unsigned> sweep, g2_sweep, pre_widths;
+  std::string groups = "bls12_381_g1,bn254_g1,bls12_381_g2,bn254_g2";
   auto parse_list = [](const char* a) {
     std::vector<unsigned> v;
     for (const char* p = a; *p != 0;) {
@@ -174,10 +178,17 @@ int run(int argc, char** argv) {
       max_log = unsigned(std::atoi(argv[++i]));
     } else if (arg == "--sweep" && i + 1 < argc) {
       sweep = parse_list(argv[++i]);
+    } else if (arg == "--g2-sweep" && i + 1 < argc) {
+      g2_sweep = parse_list(argv[++i]);
+    } else if (arg == "--groups" && i + 1 < argc) {
+      groups = argv[++i];
     } else if (arg == "--pre" && i + 1 < argc) {
       pre_widths = parse_list(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--max-log K] [--sweep C1,C2,..] [--pre C1,C2,..]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..] [--pre C1,C2,..] "
+                   "[--groups G1,G2,..]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -206,25 +217,36 @@ int run(int argc, char** argv) {
   ThreadPool pool;
   std::mt19937_64 rng(std::random_device{}());
   std::vector<Row> rows;
-  bench_group<bls12_381::G1Config>("bls12_381 G1",
-                                   extra({{Mix::kUniform, 20, "20.4"},
-                                          {Mix::kUniform, 22, "52.9"},
-                                          {Mix::kUniform, 24, "154.4"},
-                                          {Mix::kWitness, 22, "17.4"}},
-                                         {{22, "52.9"}, {24, "154.4"}}, true),
-                                   max_log, runs, pool, rng, *stream, rows);
-  bench_group<bn254::G1Config>(
-      "bn254 G1",
-      extra({{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}}, {{24, "78.5"}},
-            true),
-      max_log, runs, pool, rng, *stream, rows);
-  sweep.clear();  // G2: the choice and the precomputed rows only
-  bench_group<bls12_381::G2Config>(
-      "bls12_381 G2",
-      extra({{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, {{22, "137.5"}},
-            true),
-      max_log, runs, pool, rng, *stream, rows);
-  bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
+  const auto wanted = [&](const char* g) {
+    return ("," + groups + ",").find(std::string(",") + g + ",") != std::string::npos;
+  };
+  if (wanted("bls12_381_g1")) {
+    bench_group<bls12_381::G1Config>("bls12_381 G1",
+                                     extra({{Mix::kUniform, 20, "20.4"},
+                                            {Mix::kUniform, 22, "52.9"},
+                                            {Mix::kUniform, 24, "154.4"},
+                                            {Mix::kWitness, 22, "17.4"}},
+                                           {{22, "52.9"}, {24, "154.4"}}, true),
+                                     max_log, runs, pool, rng, *stream, rows);
+  }
+  if (wanted("bn254_g1")) {
+    bench_group<bn254::G1Config>(
+        "bn254 G1",
+        extra({{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}}, {{24, "78.5"}},
+              true),
+        max_log, runs, pool, rng, *stream, rows);
+  }
+  sweep = g2_sweep;  // G2: its own sweep, at 2^20 and 2^22
+  if (wanted("bls12_381_g2")) {
+    std::vector<Case> g2 =
+        extra({{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, {{20, "46.6"}},
+              false);
+    g2 = extra(g2, {{22, "137.5"}}, true);
+    bench_group<bls12_381::G2Config>("bls12_381 G2", g2, max_log, runs, pool, rng, *stream, rows);
+  }
+  if (wanted("bn254_g2")) {
+    bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
+  }
 
   std::printf("command: ");
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
