@@ -50,7 +50,6 @@ start_daemon() {  # workers log_name [device memory cap]
   cat >"$run/daemon.toml" <<EOF
 [engine]
 gpu_workers_per_device = $1
-${ENGINE_EXTRA:-}
 [devices]
 cuda_memory_cap_bytes = "${3:-0}"
 EOF

@@ -137,7 +137,6 @@ Result<DaemonConfig> load_config(const std::string& path) {
   CUZK_RETURN_IF_ERROR(eng.bytes("key_cache_bytes", e.key_cache_bytes));
   CUZK_RETURN_IF_ERROR(eng.get("synthesis_threads", e.synthesis_threads));
   CUZK_RETURN_IF_ERROR(eng.get("gpu_workers_per_device", e.gpu_workers_per_device));
-  CUZK_RETURN_IF_ERROR(eng.get("overlap_tails", e.overlap_tails));
   CUZK_RETURN_IF_ERROR(eng.get("finalize_threads", e.finalize_threads));
   CUZK_RETURN_IF_ERROR(eng.get("queue_capacity", e.queue_capacity));
   CUZK_RETURN_IF_ERROR(eng.get("batch_max", e.batch_max));

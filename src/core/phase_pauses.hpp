@@ -15,10 +15,6 @@ class PhasePauses {
   virtual bool wanted() const = 0;
   // Blocks until the urgent work has gone (bounded by the implementation).
   virtual void pause() = 0;
-  // Says the work has reached its last stretch (one stream of it left, e.g. its last MSM
-  // lane, or its last MSM on a host): the caller may start the next piece of work beside
-  // it. At most once per piece of work, from any of its threads.
-  virtual void winding_down() {}
 };
 
 // At a boundary: when `p` asks for a pause, first `drain()` (wait for the work already queued

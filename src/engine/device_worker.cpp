@@ -28,33 +28,27 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
 // (the critical lane), it waits at each phase boundary until that proof has left, so the
 // CRITICAL proof's kernels have the device to themselves once the current phase ends. Each
 // wait is bounded (kMaxPause), so a CRITICAL proof that waited on something this one holds
-// costs time, never a deadlock. With `hand_off`, a proof winding down gives the region up
-// early to the next proof (kernel_lock.hpp).
+// costs time, never a deadlock.
 class YieldToCritical final : public PhasePauses {
  public:
   static constexpr std::chrono::milliseconds kMaxPause{500};
-  YieldToCritical(KernelLock& lock, KernelLock::Guard* hand_off) : lock_(lock), hand_off_(hand_off) {}
+  explicit YieldToCritical(KernelLock& lock) : lock_(lock) {}
   bool wanted() const override { return lock_.critical_inside(); }
   void pause() override {
     const auto t0 = PendingProof::Clock::now();
     lock_.wait_no_critical(kMaxPause);
     paused_us_ += uint64_t(PendingProof::ms_since(t0) * 1e3);
   }
-  void winding_down() override {
-    if (hand_off_ != nullptr) hand_off_->release();
-  }
   double paused_ms() const { return double(paused_us_.load()) / 1e3; }
 
  private:
   KernelLock& lock_;
-  KernelLock::Guard* hand_off_;
   std::atomic<uint64_t> paused_us_{0};  // summed over the backend's threads (MSM lanes)
 };
 
 // The kernel region of one proof (the caller holds the lock): the upload first on the
-// fallback path, then compute, pausing for a CRITICAL proof unless it is one; `hand_off`
-// (may be null) is the lock it may give up early.
-Status run_region(Device& device, PendingProof& proof, KernelLock::Guard* hand_off) {
+// fallback path, then compute, pausing for a CRITICAL proof unless it is one.
+Status run_region(Device& device, PendingProof& proof) {
   const LoadedKey& key = proof.key.key();
   const size_t dev = device.index();
   auto t0 = PendingProof::Clock::now();
@@ -64,7 +58,7 @@ Status run_region(Device& device, PendingProof& proof, KernelLock::Guard* hand_o
     st = staged.is_ok() ? Status::ok() : staged.status().with_context("upload");
     if (st.is_ok()) proof.staged = std::move(*staged);
   }
-  YieldToCritical yield(device.kernel_lock(), hand_off);
+  YieldToCritical yield(device.kernel_lock());
   if (st.is_ok()) st = key.compute(dev, *proof.staged, proof.priority == Priority::kCritical ? nullptr : &yield);
   proof.timings.gpu_compute_ms = PendingProof::ms_since(t0);
   proof.timings.paused_ms = yield.paused_ms();
@@ -163,9 +157,7 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
         proof->timings.queue_wait_ms += lock_wait_ms;  // waiting for the kernel region
         proof->timings.batch = batch_no;
         ++ran;
-        // The batch's last proof may hand the region on while it winds down.
-        const bool last_of_batch = i + 1 == live.size();
-        Status st = run_region(device, *proof, p.config.overlap_tails && last_of_batch ? &lock : nullptr);
+        Status st = run_region(device, *proof);
         if (!st.is_ok()) {
           p.fail_on_device(std::move(proof), device, st);
           continue;

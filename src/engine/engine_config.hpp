@@ -13,9 +13,6 @@ struct EngineConfig {
   uint64_t key_cache_bytes = 0;         // loaded keys; 0 = half of RAM
   unsigned synthesis_threads = 1;
   unsigned gpu_workers_per_device = 2;
-  // A proof winding down (its last MSM lane) hands the kernel region to the next worker's
-  // proof, whose synthesis and H pipeline then run beside that lane (kernel_lock.hpp).
-  bool overlap_tails = true;
   unsigned finalize_threads = 1;
   size_t queue_capacity = 1024;  // per stage; a full admission queue answers RESOURCE_EXHAUSTED
   // Same-circuit batching at each device: a worker takes up to batch_max queued proofs of

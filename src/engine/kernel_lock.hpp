@@ -6,14 +6,8 @@
 // (each proof has its own streams and its own reserved memory), so a deadline-critical proof
 // never waits out a whole large proof's kernel region. At most one CRITICAL proof is inside
 // at a time; lower-priority proofs wait while one is inside or waiting.
-//
-// A holder winding down (its last MSM lane running: PhasePauses::winding_down) may give the
-// region up early (Guard::release): the next proof enters and starts its synthesis and H
-// pipeline beside the holder's last lane, which fills the SMs that one lane leaves idle in
-// its sorts and reduction tails. Such a holder counts in tails(), not in inside().
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -70,54 +64,26 @@ class KernelLock {
     std::lock_guard l(mu_);
     return inside_;
   }
-  // Holders that gave the region up early and are still finishing (Guard::release).
-  int tails() const {
-    std::lock_guard l(mu_);
-    return tails_;
-  }
 
   class Guard {
    public:
     Guard(KernelLock& k, Priority p) : k_(k), p_(p) { k_.lock(p); }
-    ~Guard() {
-      if (released_.exchange(true)) {
-        k_.end_tail();
-      } else {
-        k_.unlock(p_);
-      }
-    }
+    ~Guard() { k_.unlock(p_); }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
-    // Gives the region up before the holder has finished (once; from any thread). The
-    // destructor then only ends the tail.
-    void release() {
-      if (released_.exchange(true)) return;
-      k_.begin_tail();
-      k_.unlock(p_);
-    }
 
    private:
     KernelLock& k_;
     Priority p_;
-    std::atomic<bool> released_{false};
   };
 
  private:
-  void begin_tail() {
-    std::lock_guard l(mu_);
-    ++tails_;
-  }
-  void end_tail() {
-    std::lock_guard l(mu_);
-    --tails_;
-  }
-
   using Ticket = std::pair<int, uint64_t>;  // (-priority, arrival): the set's first is served next
   mutable std::mutex mu_;
   std::condition_variable free_;
   std::set<Ticket> waiting_;
   uint64_t next_ = 0;
-  int inside_ = 0, critical_inside_ = 0, tails_ = 0;
+  int inside_ = 0, critical_inside_ = 0;
   bool critical_lane_;
 };
 

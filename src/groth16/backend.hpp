@@ -110,10 +110,6 @@ class ProofJob {
   void boundary() {
     (void)pause_at_boundary(pauses, [] { return Status::ok(); });
   }
-  // The proof's last stretch has begun (PhasePauses::winding_down).
-  void winding_down() {
-    if (pauses != nullptr) pauses->winding_down();
-  }
 };
 
 template <class C>

@@ -53,7 +53,6 @@ Status CpuBackend<C>::compute(const PreparedKey<C>& key, ProofJob<C>& job, Prove
   CUZK_ASSIGN_OR_RETURN(j.sums.b2, msm_g2(zkey.b2(), witness));
   t.msm_b2 = seconds_since(t1);
   zkey.done_with(zkey.b2());
-  j.winding_down();  // the last MSM
   CUZK_ASSIGN_OR_RETURN(j.sums.l, timed_g1(t.msm_l, zkey.c(), witness.subspan(first_private)));
   j.computed = true;
   return Status::ok();

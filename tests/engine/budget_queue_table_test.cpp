@@ -4,7 +4,6 @@
 #include <atomic>
 #include <chrono>
 #include <future>
-#include <optional>
 #include <thread>
 
 #include "engine/kernel_lock.hpp"
@@ -195,37 +194,6 @@ TEST(KernelLock, CriticalProofsTakeTheLaneOneAtATime) {
   EXPECT_EQ(most.load(), 1);
   EXPECT_EQ(lock.inside(), 1);  // the NORMAL proof is still inside
   lock.unlock(Priority::kNormal);
-}
-
-TEST(KernelLock, AHolderWindingDownHandsTheRegionToTheNextProof) {
-  KernelLock lock;
-  std::optional<KernelLock::Guard> first;
-  first.emplace(lock, Priority::kNormal);
-  std::atomic<bool> second_in{false}, second_may_leave{false};
-  std::thread second([&] {
-    KernelLock::Guard g(lock, Priority::kNormal);
-    second_in = true;
-    while (!second_may_leave.load()) std::this_thread::sleep_for(1ms);
-  });
-  std::this_thread::sleep_for(30ms);
-  EXPECT_FALSE(second_in.load()) << "the region is held";
-  first->release();
-  for (int i = 0; i < 400 && !second_in.load(); ++i) std::this_thread::sleep_for(5ms);
-  EXPECT_TRUE(second_in.load()) << "a released region lets the next proof in";
-  EXPECT_EQ(lock.inside(), 1);
-  EXPECT_EQ(lock.tails(), 1);
-  first->release();  // once only
-  EXPECT_EQ(lock.inside(), 1);
-  first.reset();  // the first proof finishes: its tail ends, the second stays inside
-  EXPECT_EQ(lock.tails(), 0);
-  EXPECT_EQ(lock.inside(), 1);
-  second_may_leave = true;
-  second.join();
-  EXPECT_EQ(lock.inside(), 0);
-  // A guard never released unlocks as before.
-  { KernelLock::Guard g(lock, Priority::kNormal); }
-  EXPECT_EQ(lock.inside(), 0);
-  EXPECT_EQ(lock.tails(), 0);
 }
 
 JobRecord job(const std::string& id, const std::string& request, uint64_t digest) {

@@ -4,10 +4,7 @@
 // (groth16::PhasePauses, device_worker.cpp YieldToCritical), and reports the pause.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <string>
 #include <thread>
-#include <vector>
 
 #include "engine/engine_fixture.hpp"
 
@@ -71,52 +68,6 @@ TEST_F(CriticalPauseTest, ALowerPriorityProofPausesWhileACriticalOneRunsAndTheCr
   EXPECT_GT(b.timings.paused_ms, 0.0);
   EXPECT_LT(b.timings.paused_ms, b.timings.gpu_compute_ms);
   EXPECT_TRUE(logged("paused_ms="));
-}
-
-// With two workers, a proof winding down (its last MSM on this backend) hands the kernel
-// region to the next worker's proof, which starts beside it; with overlap_tails off, never.
-TEST_F(CriticalPauseTest, AProofWindingDownLetsTheNextWorkersProofIn) {
-  for (bool overlap : {true, false}) {
-    EngineConfig cfg;
-    cfg.gpu_workers_per_device = 2;
-    cfg.batch_max = 1;  // one proof per hold of the region
-    cfg.overlap_tails = overlap;
-    auto e = make_engine(cfg);
-    ASSERT_TRUE(e->register_circuit("big", big_->zkey, true).is_ok());
-    SubmitRequest r = request("big");
-    r.wtns = big_->wtns;
-    KernelLock& lock = e->devices()[0]->kernel_lock();
-    std::atomic<bool> done{false};
-    std::atomic<int> most_tails{0}, overlapped{0};
-    std::thread watch([&] {
-      while (!done.load()) {
-        const int t = lock.tails(), in = lock.inside();
-        if (t > most_tails.load()) most_tails = t;
-        if (t > 0 && in > 0) ++overlapped;
-        std::this_thread::sleep_for(100us);
-      }
-    });
-    std::vector<std::string> ids;
-    for (int k = 0; k < 6; ++k) {
-      auto j = e->submit(r);
-      ASSERT_TRUE(j.is_ok());
-      ids.push_back(j->job_id);
-    }
-    for (const auto& id : ids) {
-      JobRecord rec = finished(*e, id);
-      EXPECT_EQ(rec.state, JobState::kCompleted) << rec.error.to_string();  // verified by the engine
-    }
-    done = true;
-    watch.join();
-    EXPECT_EQ(lock.inside(), 0);
-    EXPECT_EQ(lock.tails(), 0);
-    if (overlap) {
-      EXPECT_EQ(most_tails.load(), 1);
-      EXPECT_GT(overlapped.load(), 0) << "no proof entered while another wound down";
-    } else {
-      EXPECT_EQ(most_tails.load(), 0);
-    }
-  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "cuda/prover/cuda_backend.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -600,22 +599,13 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     }
     return Status::ok();
   };
-  // When one lane is left the proof is winding down: the caller may start the next beside it.
-  std::atomic<size_t> lanes_running{lanes.size()};
-  auto lane_done = [&] {
-    if (lanes_running.fetch_sub(1) == 2) job.winding_down();
-  };
   auto run_lane = [&](size_t i) -> Status {
-    Status st = [&]() -> Status {
-      CUZK_RETURN_IF_ERROR(set_device(device));
-      for (Section sec : lanes[i]) {
-        if (sec == Section::kH) continue;  // lane 0 runs it after the H pipeline
-        CUZK_RETURN_IF_ERROR(section(sec, lane_stream[i - 1]));
-      }
-      return Status::ok();
-    }();
-    lane_done();
-    return st;
+    CUZK_RETURN_IF_ERROR(set_device(device));
+    for (Section sec : lanes[i]) {
+      if (sec == Section::kH) continue;  // lane 0 runs it after the H pipeline
+      CUZK_RETURN_IF_ERROR(section(sec, lane_stream[i - 1]));
+    }
+    return Status::ok();
   };
 
   // The other lanes start at once; this thread runs lane 0. Every lane is joined before
@@ -648,7 +638,6 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     return Status::ok();
   };
   if (st.is_ok()) st = lane0();
-  lane_done();
   for (auto& f : others) {
     Status lane = f.get();
     if (st.is_ok()) st = lane;
