@@ -24,7 +24,9 @@
 // between windows.
 //
 // Synchronisation: one wait after the split (CUB's sort needs the counts on the host)
-// and one at the end for the result; nothing per window or per group.
+// and one at the end for the result; nothing per window or per group. With pauses (a
+// proof that must give way to a CRITICAL one) the run is paced (cuda/pacer.hpp): the long
+// launches go out in slices of ~2 ms and the host stays one slice ahead of the device.
 #pragma once
 
 #include <cstddef>
@@ -45,12 +47,16 @@ struct MsmStats {
   // benchmarks that sweep it; scratch_bytes() covers only the choice. Ignored with
   // precomputed bases (their width is fixed when they are built).
   unsigned force_window_bits = 0;
+  // in: a paced run's slice, in entries, instead of the default (0); for tests that need
+  // many slices at small sizes.
+  size_t paced_slice_entries = 0;
   bool precomputed = false;  // out: the run used precomputed bases
   size_t ones = 0;           // scalars equal to 1
   size_t rest = 0;           // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned windows_per_group = 0;
+  size_t paced_boundaries = 0;  // out: pacer boundaries of a paced run (0 unpaced)
   // Device milliseconds per stage, when profiled: the split (and the wait for its counts),
   // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction.
   float split_ms = 0, ones_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0;

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_sort.hpp"
+#include "cuda/pacer.hpp"
 #include "ec/xyzz_madd.hpp"
 
 namespace cuzk::cuda::msm_detail {
@@ -26,6 +27,14 @@ constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits =
 constexpr unsigned kReduceFanIn = 16;        // the ones' sum
 constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 28;
+
+// A paced run (cuda/pacer.hpp) issues its level-1 accumulation and its ones' sum in
+// launches of about this many entries, ~2 ms each on the H200 (G1 adds ~2.2 G mixed
+// additions/s; a G2 addition costs ~4 times as much), with a pacer boundary between them.
+template <class G>
+constexpr size_t paced_slice_entries() {
+  return sizeof(typename G::Base) <= 48 ? size_t(1) << 22 : size_t(1) << 20;
+}
 
 inline unsigned floor_log2(size_t x) {
   unsigned r = 0;
@@ -210,7 +219,10 @@ struct OutlinedMul {
   __device__ __noinline__ static F sqr(F a) { return a.square(); }
 };
 template <class G>
-constexpr bool kOutlinedProducts = requires { typename G::Base::Fq; };
+constexpr bool kOutlinedProducts = requires {
+  typename G::Base::Fq;
+};
+
 
 // The accumulation's acc += p (in registers; only the products are calls over Fq2).
 template <class G>
@@ -245,15 +257,17 @@ __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
 // bucket). A run that begins and ends inside the chunk is the whole bucket: it is stored.
 // The first and the last run may continue in the neighbouring chunks: they go out as
 // partial sums, two per chunk (the second infinity when the chunk is one run), in key
-// order, for the next level. On the last level (one chunk) every run is stored.
+// order, for the next level. On the last level (one chunk) every run is stored. A launch
+// runs threads [t0, t1) of the level (the same outputs as one launch of them all).
 template <class G, class AddEntry>
-__device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, unsigned c,
-                                                 size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
-                                                 ec::Xyzz<G>* out_vals, bool last_level, AddEntry add_entry) {
+__device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, size_t t0,
+                                                 size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
+                                                 uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level,
+                                                 AddEntry add_entry) {
   using P = ec::Xyzz<G>;
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t t = t0 + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t i0 = t * per_thread;
-  if (i0 >= count) return;
+  if (t >= t1 || i0 >= count) return;
   const size_t i1 = min(count, i0 + per_thread);
   uint32_t cur = keys[i0];
   P acc = P::infinity();
@@ -289,9 +303,9 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
 template <class G>
 __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
     accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
-                             size_t per_thread, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
-                             ec::Xyzz<G>* out_vals, bool last_level) {
-  accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
+                             size_t per_thread, size_t t0, size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
+                             uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level) {
+  accumulate_chunk<G>(keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) {
                         const uint32_t v = vals[i];
                         ec::Affine<G> p = bases[v & 0x7fffffffu];
@@ -305,7 +319,7 @@ __global__ void __launch_bounds__(kThreads)
     accumulate_partials_kernel(const uint32_t* keys, const ec::Xyzz<G>* vals, size_t count, size_t per_thread,
                                unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
                                bool last_level) {
-  accumulate_chunk<G>(keys, count, per_thread, c, nb, buckets, out_keys, out_vals, last_level,
+  accumulate_chunk<G>(keys, count, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
                       [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
 }
 
@@ -368,15 +382,22 @@ __global__ void __launch_bounds__(kThreads)
   out[r * kout + j] = acc;
 }
 
-template <class G>
+// out[t] = sum of bases[idx[i]] over i = lo + t, lo + t + threads, ... below hi; with
+// kAddTo, added to out[t] instead (a paced run's later slices).
+template <class G, bool kAddTo = false>
 __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
-    sum_ones_kernel(const ec::Affine<G>* bases, const uint32_t* idx, size_t count, size_t threads, ec::Xyzz<G>* out) {
+    sum_ones_kernel(const ec::Affine<G>* bases, const uint32_t* idx, size_t lo, size_t hi, size_t threads,
+                    ec::Xyzz<G>* out) {
   using P = ec::Xyzz<G>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   P acc = P::infinity();
-  for (size_t i = t; i < count; i += threads) accumulate_add<G>(acc, bases[idx[i]]);
-  out[t] = acc;
+  for (size_t i = lo + t; i < hi; i += threads) accumulate_add<G>(acc, bases[idx[i]]);
+  if constexpr (kAddTo) {
+    out[t] = add_full<G>(out[t], acc);
+  } else {
+    out[t] = acc;
+  }
 }
 
 // Threads for the ones' sum: one full wave of the device (every thread then does the same
@@ -655,10 +676,12 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   constexpr size_t bits = G::Scalar::BITS;
   const bool profile = stats != nullptr && stats->profile;
   const unsigned force_c = stats != nullptr ? stats->force_window_bits : 0;
+  const size_t force_slice = stats != nullptr ? stats->paced_slice_entries : 0;
   if (stats != nullptr) {
     *stats = MsmStats{};
     stats->profile = profile;
     stats->force_window_bits = force_c;
+    stats->paced_slice_entries = force_slice;
   }
   if (n == 0) return ec::Jacobian<G>::infinity();
   if (n >= (size_t(1) << 31)) {
@@ -672,6 +695,14 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   const cudaStream_t s = stream.get();
   StageTimer timer(profile, s);
   const uint64_t* scalars = reinterpret_cast<const uint64_t*>(d_scalars);
+  // With pauses, the long launches are cut into slices with a pacer boundary between them.
+  Pacer pace(pauses, stream);
+  const size_t slice = force_slice != 0 ? force_slice : paced_slice_entries<G>();
+  size_t boundaries = 0;
+  auto boundary = [&]() -> Status {
+    ++boundaries;
+    return pace.boundary();
+  };
 
   size_t split_bytes = 0;
   SplitScratch<G>(nullptr, n, split_bytes);
@@ -689,7 +720,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
 
   // The ones' sum needs nothing from Pippenger: unless profiling, it runs beside it on a
   // stream of its own (the split is complete, the host has waited for it).
-  const bool beside = ones != 0 && m != 0 && !profile;
+  const bool beside = ones != 0 && m != 0 && !profile && !pace.active();
   std::optional<Stream> side;
   std::optional<Event> ones_done;
   if (beside) {
@@ -700,9 +731,22 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   }
   if (ones != 0) {
     const cudaStream_t so = beside ? side->get() : s;
-    const size_t threads = std::min(ones, ones_threads<G>());
-    sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, so>>>(d_bases, sp.one_idx, ones, threads, sp.ones_part);
-    CUZK_RETURN_IF_ERROR(check_launch("msm.sum_ones_kernel"));
+    // Paced: slices of `slice` scalars, at least 16 additions per thread in each (so the
+    // slices' joins cost little).
+    size_t threads = std::min(ones, ones_threads<G>());
+    if (pace.active()) threads = std::clamp<size_t>(slice / 16, 1, threads);
+    const size_t ones_slice = pace.active() ? slice : ones;
+    for (size_t lo = 0; lo < ones; lo += ones_slice) {
+      const size_t hi = std::min(ones, lo + ones_slice);
+      if (lo == 0) {
+        sum_ones_kernel<G><<<blocks_for(threads), kThreads, 0, so>>>(d_bases, sp.one_idx, 0, hi, threads, sp.ones_part);
+      } else {
+        CUZK_RETURN_IF_ERROR(boundary());
+        sum_ones_kernel<G, true>
+            <<<blocks_for(threads), kThreads, 0, so>>>(d_bases, sp.one_idx, lo, hi, threads, sp.ones_part);
+      }
+      CUZK_RETURN_IF_ERROR(check_launch("msm.sum_ones_kernel"));
+    }
     const size_t half = ceil_div(threads, kReduceFanIn) + 1;
     CUZK_RETURN_IF_ERROR(reduce_rows<G>(sp.ones_part, 1, threads, sp.ones_red, sp.ones_red + half, sp.results, so));
     if (beside) CUZK_RETURN_IF_ERROR(ones_done->record(*side));
@@ -727,7 +771,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
 
     for (unsigned w0 = 0; w0 < plan.windows; w0 += plan.group) {
       // Between groups the caller may give the device up (after this stream's queued work).
-      if (w0 != 0) CUZK_RETURN_IF_ERROR(pause_at_boundary(pauses, [&] { return stream.synchronize(); }));
+      if (w0 != 0) CUZK_RETURN_IF_ERROR(boundary());
       const unsigned wg = std::min(plan.group, plan.windows - w0);
       const size_t entries = size_t(wg) * m;
       CUZK_RETURN_IF_ERROR(
@@ -739,6 +783,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       } else {
         for (unsigned wl = 0; wl < wg; ++wl) {
           const size_t off = size_t(wl) * m;
+          if (wl != 0 && m >= slice) CUZK_RETURN_IF_ERROR(boundary());
           CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in + off, gs.keys_out + off, gs.vals_in + off, gs.vals_out + off, m,
                                            plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
         }
@@ -751,10 +796,15 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       size_t per_thread = first_per_thread(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
-      accumulate_points_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
-                                                                           per_thread, plan.c, plan.nb, gs.buckets,
-                                                                           gs.pkeys_a, gs.pvals_a, last);
-      CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
+      const size_t slice_threads = pace.active() ? std::max<size_t>(1, slice / per_thread) : threads;
+      for (size_t t0 = 0; t0 < threads; t0 += slice_threads) {
+        if (t0 != 0) CUZK_RETURN_IF_ERROR(boundary());
+        const size_t t1 = std::min(threads, t0 + slice_threads);
+        accumulate_points_kernel<G><<<blocks_for(t1 - t0), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
+                                                                             per_thread, t0, t1, plan.c, plan.nb,
+                                                                             gs.buckets, gs.pkeys_a, gs.pvals_a, last);
+        CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
+      }
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
       P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
       int cur = 0;
@@ -809,6 +859,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     stats->window_bits = plan.c;
     stats->windows = plan.windows;
     stats->windows_per_group = plan.group;
+    stats->paced_boundaries = pace.active() ? boundaries : 0;
     stats->precomputed = pre != nullptr;
   }
   return total.to_jacobian();

@@ -15,6 +15,7 @@
 
 #include "core/status.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/pacer.hpp"
 #include "cuda/stream.hpp"
 #include "ff/roots.hpp"
 
@@ -77,9 +78,11 @@ class NttDomain {
 
 // poly::snarkjs_h on the device: p[i] = A(s w^i) * B(s w^i) - C(s w^i) in canonical form,
 // s = domain.snarkjs_shift(). a, b, c: n elements each (evaluations on the domain,
-// Montgomery form), overwritten. p may be the same memory as a.
+// Montgomery form), overwritten. p may be the same memory as a. With `pace`, its boundary
+// comes between the six transforms (so paced work can give way within one transform).
 template <class Fr>
-Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* p, const Stream& s);
+Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* p, const Stream& s,
+                 Pacer* pace = nullptr);
 
 // Scratch device memory snarkjs_h / bellperson_h allocate for a domain of 2^log_n: none
 // (the same as NttDomain<Fr>::snarkjs_h_scratch_bytes).

@@ -239,9 +239,10 @@ struct NttDomain<Fr>::State {
   // a <- factor * (the evaluations at shift * w^i of the polynomial whose evaluations at
   // w^i are a); `post` on the last pass (a combine, or nothing).
   Status shift_evaluations(Fr* d, const Fr& shift_, const Fr& factor, const ntt_detail::Op<Fr>& post,
-                           const Stream& s) const {
+                           const Stream& s, Pacer* pace = nullptr) const {
     CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(shift_, n_inv * factor, s));
     CUZK_RETURN_IF_ERROR(dif(d, true, ntt_detail::Op<Fr>{}, powers_op(*t, true), s));
+    if (pace != nullptr) CUZK_RETURN_IF_ERROR(pace->boundary());
     return dit(d, false, post, s);
   }
 };
@@ -399,7 +400,7 @@ Status NttDomain<Fr>::shift_evaluations(Fr* d, const Fr& shift, const Stream& s)
 }
 
 template <class Fr>
-Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* p, const Stream& s) {
+Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* p, const Stream& s, Pacer* pace) {
   using namespace ntt_detail;
   CUZK_RETURN_IF_ERROR(check_pointer(a, "snarkjs_h: a"));
   CUZK_RETURN_IF_ERROR(check_pointer(b, "snarkjs_h: b"));
@@ -408,14 +409,16 @@ Status snarkjs_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, typename Fr::Int* 
   const auto& st = d.state();
   // b and c come out times R^-1, their limbs canonical: a * b - c is then canonical with one
   // product (the conversion is free).
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, st.shift, Fr::one(), {}, s));
-  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, st.shift, st.r_inv, {}, s));
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(a, st.shift, Fr::one(), {}, s, pace));
+  if (pace != nullptr) CUZK_RETURN_IF_ERROR(pace->boundary());
+  CUZK_RETURN_IF_ERROR(st.shift_evaluations(b, st.shift, st.r_inv, {}, s, pace));
+  if (pace != nullptr) CUZK_RETURN_IF_ERROR(pace->boundary());
   Op<Fr> combine;
   combine.kind = OpKind::kCombineCanonical;
   combine.a = a;
   combine.b = b;
   combine.out = p;
-  return st.shift_evaluations(c, st.shift, st.r_inv, combine, s);
+  return st.shift_evaluations(c, st.shift, st.r_inv, combine, s, pace);
 }
 
 template <class Fr>
@@ -447,6 +450,6 @@ Status bellperson_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, const Fr& shift
 #define CUZK_INSTANTIATE_NTT(F)                                                                            \
   template class cuzk::cuda::NttDomain<F>;                                                                 \
   template cuzk::Status cuzk::cuda::snarkjs_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, F::Int*,     \
-                                                 const cuzk::cuda::Stream&);                               \
+                                                 const cuzk::cuda::Stream&, cuzk::cuda::Pacer*);           \
   template cuzk::Status cuzk::cuda::bellperson_h<F>(const cuzk::cuda::NttDomain<F>&, F*, F*, F*, const F&, \
                                                     const cuzk::cuda::Stream&)

@@ -13,6 +13,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/ntt/ntt.hpp"
+#include "cuda/pacer.hpp"
 #include "cuda/prover/synthesis.hpp"
 #include "cuda/stream.hpp"
 
@@ -617,12 +618,16 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     st = Status{StatusCode::kResourceExhausted, std::string("cuda backend: starting an MSM lane: ") + e.what()};
   }
   auto lane0 = [&]() -> Status {
+    // Paced when it may have to give way (cuda/pacer.hpp): boundaries after the synthesis
+    // and between the H pipeline's transforms; the MSMs pace themselves.
+    Pacer pace(job.pauses, s);
     CUZK_RETURN_IF_ERROR(started.record(s));
     CUZK_RETURN_IF_ERROR(synthesize_abc<Fr>(key.rows(0), key.rows(1), w, a.data(), b.data(), c.data(), n, s));
     CUZK_RETURN_IF_ERROR(synthesized.record(s));
-    CUZK_RETURN_IF_ERROR(pause_at_boundary(job.pauses, [&] { return s.synchronize(); }));
+    CUZK_RETURN_IF_ERROR(pace.boundary());
     CUZK_RETURN_IF_ERROR(h_started.record(s));
-    CUZK_RETURN_IF_ERROR(snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s));
+    CUZK_RETURN_IF_ERROR(
+        snarkjs_h<Fr>(key.ntt, a.data(), b.data(), c.data(), reinterpret_cast<Scalar*>(a.data()), s, &pace));
     CUZK_RETURN_IF_ERROR(h_done.record(s));
     for (Section sec : lanes[0]) CUZK_RETURN_IF_ERROR(section(sec, s));
     CUZK_RETURN_IF_ERROR(h_done.synchronize());

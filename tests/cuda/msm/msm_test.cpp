@@ -84,7 +84,8 @@ class DeviceMsm : public ::testing::Test {
 
   // The device MSM of scalars[offset ..] against bases[0 ..], scratch from a reservation
   // of exactly scratch_bytes(n).
-  J gpu(const std::vector<A>& bases, const std::vector<Int>& scalars, size_t offset = 0, MsmStats* stats = nullptr) {
+  J gpu(const std::vector<A>& bases, const std::vector<Int>& scalars, size_t offset = 0, MsmStats* stats = nullptr,
+        PhasePauses* pauses = nullptr) {
     const size_t n = scalars.size() - offset;
     auto in = msm_fixtures::upload<G>(bases, n, scalars, *stream_);
     EXPECT_TRUE(in.is_ok()) << in.status().to_string();
@@ -94,13 +95,14 @@ class DeviceMsm : public ::testing::Test {
     auto reservation = (*alloc)->reserve(Msm<G>::scratch_bytes(n), "msm test scratch");
     EXPECT_TRUE(reservation.is_ok()) << reservation.status().to_string();
     if (!reservation.is_ok()) return J::infinity();
-    auto r = Msm<G>::run(in->bases.data(), in->scalars.data() + offset, n, *stream_, &*reservation, stats);
+    auto r = Msm<G>::run(in->bases.data(), in->scalars.data() + offset, n, *stream_, &*reservation, stats, pauses);
     EXPECT_TRUE(r.is_ok()) << r.status().to_string();
     return r.is_ok() ? *r : J::infinity();
   }
 
   // The device MSM with precomputed bases.
-  J gpu_pre(const PrecomputedBases<G>& pre, const std::vector<Int>& scalars, MsmStats* stats = nullptr) {
+  J gpu_pre(const PrecomputedBases<G>& pre, const std::vector<Int>& scalars, MsmStats* stats = nullptr,
+            PhasePauses* pauses = nullptr) {
     const size_t n = scalars.size();
     auto d_scalars = DeviceBuffer<Int>::allocate(n, "msm test scalars");
     EXPECT_TRUE(d_scalars.is_ok()) << d_scalars.status().to_string();
@@ -111,7 +113,7 @@ class DeviceMsm : public ::testing::Test {
     auto reservation = (*alloc)->reserve(Msm<G>::scratch_bytes(n, pre), "msm test scratch");
     EXPECT_TRUE(reservation.is_ok()) << reservation.status().to_string();
     if (!reservation.is_ok()) return J::infinity();
-    auto r = Msm<G>::run(pre, d_scalars->data(), n, *stream_, &*reservation, stats);
+    auto r = Msm<G>::run(pre, d_scalars->data(), n, *stream_, &*reservation, stats, pauses);
     EXPECT_TRUE(r.is_ok()) << r.status().to_string();
     return r.is_ok() ? *r : J::infinity();
   }
@@ -143,6 +145,28 @@ class DeviceMsm : public ::testing::Test {
 
   std::unique_ptr<Stream> stream_;
   static inline std::unique_ptr<msm_fixtures::Bases<G>> bases_;
+};
+
+// Asks for one pause, at its `at`-th question, and records whether the device had finished
+// this stream's queued work when pause() ran (a paced run drains before it pauses).
+class OnePause final : public PhasePauses {
+ public:
+  OnePause(const Stream& s, size_t at) : s_(s), at_(at) {}
+  bool wanted() const override { return ++asked_ == at_; }
+  void pause() override {
+    ++paused_;
+    drained_ = cudaStreamQuery(s_.get()) == cudaSuccess;
+  }
+  size_t asked() const { return asked_; }
+  size_t paused() const { return paused_; }
+  bool drained() const { return drained_; }
+
+ private:
+  const Stream& s_;
+  size_t at_;
+  mutable size_t asked_ = 0;
+  size_t paused_ = 0;
+  bool drained_ = false;
 };
 
 using Groups = ::testing::Types<bn254::G1Config, bn254::G2Config, bls12_381::G1Config, bls12_381::G2Config>;
@@ -376,6 +400,47 @@ TYPED_TEST(DeviceMsm, PrecomputedRejectsBadArguments) {
   auto d_s = DeviceBuffer<typename TypeParam::Scalar::Int>::allocate(n + 1, "msm test scalars");
   ASSERT_TRUE(d_s.is_ok());
   EXPECT_FALSE(Msm<TypeParam>::run(*pre, d_s->data(), n + 1, *this->stream_).is_ok());
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
+
+namespace cuzk::cuda {
+namespace {
+
+// Paced runs (what a proof that may give way to a CRITICAL one does): the long launches cut
+// into slices (small ones here, so that every group gets many at test sizes) give the same
+// sums, a boundary between every two slices, and one pause, taken on a drained stream.
+TYPED_TEST(DeviceMsm, PacedRunsMatchCpuAndPauseOnADrainedStream) {
+  auto rng = seeded_rng("paced");
+  const size_t n = std::min<size_t>(this->kMax, size_t(1) << 16);
+  const auto bases = this->prefix(n);
+  const auto d_bases = this->upload_bases(bases);
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, 12, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  for (Mix mix : {Mix::kUniform, Mix::kWitness}) {
+    for (bool precomputed : {false, true}) {
+      const auto s = msm_fixtures::make_scalars<TypeParam>(n, mix, rng);
+      MsmStats stats;
+      stats.paced_slice_entries = 4096;
+      OnePause pauses(*this->stream_, 3);
+      const auto g = precomputed ? this->gpu_pre(*pre, s, &stats, &pauses) : this->gpu(bases, s, 0, &stats, &pauses);
+      const std::string what = std::string(precomputed ? "precomputed" : "plain") + ", mix " + std::to_string(int(mix));
+      EXPECT_EQ(g.to_affine(), this->cpu(bases, s).to_affine()) << what << ", rest " << stats.rest;
+      // Entries (windows x rest, and the ones) over 4096 each, less one per launch series.
+      EXPECT_GE(stats.paced_boundaries, stats.rest * stats.windows / 4096 / 2) << what;
+      EXPECT_GT(stats.paced_boundaries, 3u) << what;
+      EXPECT_EQ(pauses.asked(), stats.paced_boundaries) << what;
+      EXPECT_EQ(pauses.paused(), 1u) << what;
+      EXPECT_TRUE(pauses.drained()) << what;
+    }
+  }
+  // Unpaced, the same call cuts nothing.
+  const auto s = msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng);
+  MsmStats stats;
+  stats.paced_slice_entries = 4096;
+  EXPECT_EQ(this->gpu(bases, s, 0, &stats).to_affine(), this->cpu(bases, s).to_affine());
+  EXPECT_EQ(stats.paced_boundaries, 0u);
 }
 
 }  // namespace

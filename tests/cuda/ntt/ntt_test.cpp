@@ -196,8 +196,10 @@ class DeviceNtt : public ::testing::Test {
   }
 
   // snarkjs_h on the device against poly::snarkjs_h; p separate (poisoned) or aliasing a.
-  void check_snarkjs_h(unsigned log_n, std::vector<F> a, std::vector<F> b, std::vector<F> c, bool alias) {
-    SCOPED_TRACE("snarkjs_h log_n " + std::to_string(log_n) + (alias ? " p = a" : " p separate"));
+  void check_snarkjs_h(unsigned log_n, std::vector<F> a, std::vector<F> b, std::vector<F> c, bool alias,
+                       Pacer* pace = nullptr) {
+    SCOPED_TRACE("snarkjs_h log_n " + std::to_string(log_n) + (alias ? " p = a" : " p separate") +
+                 (pace != nullptr ? " paced" : ""));
     const size_t n = size_t(1) << log_n;
     auto cdom = poly::EvaluationDomain<F>::create(log_n).value();
     auto gdom = NttDomain<F>::create(log_n, *stream_);
@@ -211,7 +213,7 @@ class DeviceNtt : public ::testing::Test {
     std::vector<typename F::Int> got;
     if (alias) {
       auto* p = reinterpret_cast<typename F::Int*>(da->data());
-      Status st = snarkjs_h(*gdom, da->data(), db->data(), dc->data(), p, *stream_);
+      Status st = snarkjs_h(*gdom, da->data(), db->data(), dc->data(), p, *stream_, pace);
       ASSERT_TRUE(st.is_ok()) << st.to_string();
       auto out = download(*da);
       ASSERT_TRUE(out.is_ok());
@@ -221,7 +223,7 @@ class DeviceNtt : public ::testing::Test {
       auto dp = DeviceBuffer<typename F::Int>::allocate(n, "ntt test p");
       ASSERT_TRUE(dp.is_ok());
       ASSERT_TRUE(dp->fill_bytes(kPoison, *stream_).is_ok());
-      Status st = snarkjs_h(*gdom, da->data(), db->data(), dc->data(), dp->data(), *stream_);
+      Status st = snarkjs_h(*gdom, da->data(), db->data(), dc->data(), dp->data(), *stream_, pace);
       ASSERT_TRUE(st.is_ok()) << st.to_string();
       auto out = download(*dp);
       ASSERT_TRUE(out.is_ok());
@@ -304,6 +306,34 @@ TYPED_TEST(DeviceNtt, SnarkjsHMatchesPoly) {
     this->check_snarkjs_h(log_n, random_vec<F>(n, rng), random_vec<F>(n, rng), random_vec<F>(n, rng), alias);
     if (::testing::Test::HasFatalFailure()) return;
     alias = !alias;
+  }
+}
+
+// Paced (a proof that may give way to a CRITICAL one): a pacer boundary between the six
+// transforms, one of them a pause, on a drained stream; the same values.
+TYPED_TEST(DeviceNtt, PacedSnarkjsHMatchesPolyAndPausesBetweenTransforms) {
+  using F = TypeParam;
+  class OnePause final : public PhasePauses {
+   public:
+    explicit OnePause(const Stream& s) : s_(s) {}
+    bool wanted() const override { return ++asked == 2; }
+    void pause() override { drained = cudaStreamQuery(s_.get()) == cudaSuccess; }
+    mutable int asked = 0;
+    bool drained = false;
+
+   private:
+    const Stream& s_;
+  };
+  auto rng = seeded_rng(std::string(Curve<F>::kName) + "paced snarkjs_h");
+  for (unsigned log_n : {4u, 12u, 20u}) {
+    const size_t n = size_t(1) << log_n;
+    OnePause pauses(*this->stream_);
+    Pacer pace(&pauses, *this->stream_);
+    this->check_snarkjs_h(log_n, random_vec<F>(n, rng), random_vec<F>(n, rng), random_vec<F>(n, rng), log_n == 12,
+                          &pace);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(pauses.asked, 5) << "log_n " << log_n;
+    EXPECT_TRUE(pauses.drained) << "log_n " << log_n;
   }
 }
 
