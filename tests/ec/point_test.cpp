@@ -149,6 +149,7 @@ TYPED_TEST(PointTest, InPlaceMixedAdditionMatchesOperator) {
         return a * b;
       }
     }
+    static typename TypeParam::Base sqr(const typename TypeParam::Base& a) { return a.square(); }
   };
   auto same = [](const X& a, const X& b) { return a.x == b.x && a.y == b.y && a.zz == b.zz && a.zzz == b.zzz; };
   auto check = [&](const X& acc, const A& o) {
