@@ -136,4 +136,10 @@ typename PC::Fq12 final_exponentiation(const typename PC::Fq12& f) {
   }
 }
 
+// Compiled once, in pairing.cpp (as miller_loop).
+extern template bn254::Fq12 final_exponentiation<Bn254Pairing>(const bn254::Fq12&);
+extern template bls12_381::Fq12 final_exponentiation<Bls12381Pairing>(const bls12_381::Fq12&);
+extern template bn254::Fq12 final_exponentiation_compat<Bn254Pairing>(const bn254::Fq12&);
+extern template bls12_381::Fq12 final_exponentiation_compat<Bls12381Pairing>(const bls12_381::Fq12&);
+
 }  // namespace cuzk::pairing

@@ -127,4 +127,8 @@ bool final_exponentiation_is_one(const typename PC::Fq12& f) {
   }
 }
 
+// Compiled once, in prepared.cpp.
+extern template bool final_exponentiation_is_one<Bn254Pairing>(const bn254::Fq12&);
+extern template bool final_exponentiation_is_one<Bls12381Pairing>(const bls12_381::Fq12&);
+
 }  // namespace cuzk::pairing

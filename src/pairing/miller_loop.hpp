@@ -169,4 +169,10 @@ typename PC::Fq12 miller_loop(std::span<const std::pair<typename PC::G1Affine, t
   return f;
 }
 
+// Compiled once, in pairing.cpp: every user of the two curves' loops links that copy
+// instead of compiling the whole inlined tower again.
+extern template bn254::Fq12 miller_loop<Bn254Pairing>(std::span<const std::pair<bn254::G1Affine, bn254::G2Affine>>);
+extern template bls12_381::Fq12 miller_loop<Bls12381Pairing>(
+    std::span<const std::pair<bls12_381::G1Affine, bls12_381::G2Affine>>);
+
 }  // namespace cuzk::pairing

@@ -6,6 +6,15 @@
 
 namespace cuzk::pairing {
 
+// The one copy of each template that miller_loop.hpp and final_exponentiation.hpp declare extern.
+template bn254::Fq12 miller_loop<Bn254Pairing>(std::span<const std::pair<bn254::G1Affine, bn254::G2Affine>>);
+template bls12_381::Fq12 miller_loop<Bls12381Pairing>(
+    std::span<const std::pair<bls12_381::G1Affine, bls12_381::G2Affine>>);
+template bn254::Fq12 final_exponentiation<Bn254Pairing>(const bn254::Fq12&);
+template bls12_381::Fq12 final_exponentiation<Bls12381Pairing>(const bls12_381::Fq12&);
+template bn254::Fq12 final_exponentiation_compat<Bn254Pairing>(const bn254::Fq12&);
+template bls12_381::Fq12 final_exponentiation_compat<Bls12381Pairing>(const bls12_381::Fq12&);
+
 bn254::Fq12 miller_loop(std::span<const Bn254Pair> pairs) { return miller_loop<Bn254Pairing>(pairs); }
 bls12_381::Fq12 miller_loop(std::span<const Bls12381Pair> pairs) { return miller_loop<Bls12381Pairing>(pairs); }
 

@@ -166,4 +166,15 @@ bool g2_in_subgroup_from_walk(const typename PC::G2Affine& q, const G2Projective
   return t.x == psi_q.x * t.z && -t.y == psi_q.y * t.z;
 }
 
+// Compiled once, in prepared.cpp (as miller_loop in pairing.cpp).
+extern template G2Prepared<Bn254Pairing> prepare_g2<Bn254Pairing>(const bn254::G2Affine&, bool);
+extern template G2Prepared<Bls12381Pairing> prepare_g2<Bls12381Pairing>(const bls12_381::G2Affine&, bool);
+extern template bn254::Fq12 miller_loop_prepared<Bn254Pairing>(const bn254::G1Affine&, const bn254::G2Affine&,
+                                                               std::span<const PreparedPair<Bn254Pairing>>,
+                                                               G2Projective<Bn254Pairing>*);
+extern template bls12_381::Fq12 miller_loop_prepared<Bls12381Pairing>(const bls12_381::G1Affine&,
+                                                                      const bls12_381::G2Affine&,
+                                                                      std::span<const PreparedPair<Bls12381Pairing>>,
+                                                                      G2Projective<Bls12381Pairing>*);
+
 }  // namespace cuzk::pairing

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_sort.hpp"
+#include "cuda/msm/window_sums.hpp"
 #include "cuda/pacer.hpp"
 #include "ec/xyzz_madd.hpp"
 
@@ -852,15 +853,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       copy_async(sums.data(), sp.results, sums.size() * sizeof(P), cudaMemcpyDeviceToHost, s, "msm.window_sums"));
   CUZK_RETURN_IF_ERROR(stream.synchronize());
 
-  // sum_w 2^(c·w)·S_w by Horner's rule (one sum with precomputed bases), plus the ones'.
-  P total = P::infinity();
-  for (size_t w = sums_n; w-- > 0;) {
-    if (!plan.shared) {
-      for (unsigned i = 0; i < plan.c; ++i) total = total.dbl();
-    }
-    total += sums[1 + w];
-  }
-  total += sums[0];
+  // sum_w 2^(c·w)·S_w (one sum with precomputed bases), plus the ones'.
+  const ec::Jacobian<G> total = combine_window_sums<G>(std::span<const P>(sums), plan.shared ? 0 : plan.c);
   if (stats != nullptr) {
     timer.collect(*stats);
     stats->ones = ones;
@@ -871,7 +865,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     stats->paced_boundaries = pace.active() ? boundaries : 0;
     stats->precomputed = pre != nullptr;
   }
-  return total.to_jacobian();
+  return total;
 }
 
 }  // namespace cuzk::cuda

@@ -4,8 +4,8 @@
 #include "cuda/cuda_status.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/setup/fixed_base.hpp"
+#include "cuda/setup/fixed_base_table.hpp"
 #include "cuda/stream.hpp"
-#include "ec/batch_affine.hpp"
 #include "ec/curves.hpp"
 #include "ec/jacobian.hpp"
 
@@ -64,26 +64,6 @@ __global__ void fixed_base_kernel(const ec::Affine<G>* table, unsigned windows, 
   }
 }
 
-// T[k][d-1] = d·2^(wk)·base, affine, built on host threads.
-template <class G>
-std::vector<ec::Affine<G>> build_table(const ec::Affine<G>& base, unsigned windows, ThreadPool& pool) {
-  using Jac = ec::Jacobian<G>;
-  std::vector<Jac> starts(windows);
-  Jac g = Jac::from_affine(base);
-  for (unsigned k = 0; k < windows; ++k) {
-    starts[k] = g;
-    for (unsigned i = 0; i < kWindow; ++i) g = g.dbl();
-  }
-  std::vector<ec::Affine<G>> table(size_t(windows) * kRow);
-  pool.run(windows, [&](size_t k) {
-    std::vector<Jac> row(kRow);
-    row[0] = starts[k];
-    for (unsigned d = 1; d < kRow; ++d) row[d] = row[d - 1] + starts[k];
-    ec::batch_to_affine(row.data(), kRow, table.data() + k * kRow);
-  });
-  return table;
-}
-
 }  // namespace
 
 template <class G>
@@ -97,7 +77,7 @@ Status fixed_base_mul(const ec::Affine<G>& base, std::span<const typename G::Sca
   }
   if (scalars.empty()) return Status::ok();
   const unsigned windows = (Scalar::BITS + kWindow - 1) / kWindow;
-  const std::vector<A> host_table = build_table<G>(base, windows, pool);
+  const std::vector<A> host_table = setup_detail::fixed_base_table<G>(base, windows, kWindow, pool);
   CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
   CUZK_ASSIGN_OR_RETURN(auto table, DeviceBuffer<A>::allocate(host_table.size(), "setup.fixed_base.table"));
   CUZK_RETURN_IF_ERROR(table.upload(host_table, s));

@@ -2,9 +2,10 @@
 // proofs are identical, resident and streamed, with any number of MSM lanes and with
 // proofs running at once; every injected allocation, copy and launch fault (the witness
 // staging's included) fails that proof only, leaves the device at its baseline, and the
-// next proof succeeds.
+// next proof succeeds; a paced proof (one that may give way to a CRITICAL one) is the same.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -241,6 +242,45 @@ TYPED_TEST(CudaProver, ProofsAreTheSameWithEveryLaneCount) {
     k.gpu->set_msm_lanes(lanes);
     expect_same_proofs(k, 21 + lanes);
   }
+}
+
+// A proof that may give way to a CRITICAL one (the daemon's case) runs paced: through the
+// staged calls with pauses that pause at two of its boundaries, the proof is the CPU's, byte
+// for byte; it was asked at every boundary: after the synthesis, between the H pipeline's
+// six transforms, before each of the five MSMs (whose slices msm_test covers).
+TYPED_TEST(CudaProver, PacedProofEqualsCpuProof) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  class TwoPauses final : public PhasePauses {
+   public:
+    bool wanted() const override {
+      const int k = ++asked;
+      return k == 3 || k == 8;
+    }
+    void pause() override { ++paused; }
+    mutable std::atomic<int> asked{0};
+    std::atomic<int> paused{0};
+  };
+  Keyed<C> k;
+  ASSERT_TRUE(k.init((1u << 14) - 5, CudaBackendOptions{}, 27).is_ok());
+  const Fr r = Fr::from_u64(5), s = Fr::from_u64(6);
+  auto want = k.cpu_prover->prove_with_blinding(k.circuit.witness, r, s);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  const auto& w = k.circuit.witness;
+  groth16::ProveTimings t;
+  auto job = k.gpu_prover->upload(w, t);
+  ASSERT_TRUE(job.is_ok()) << job.status().to_string();
+  TwoPauses pauses;
+  (*job)->pauses = &pauses;
+  Status st = k.gpu_prover->compute(**job, t);
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  (*job)->pauses = nullptr;
+  auto sums = k.gpu_prover->read_back(**job, t);
+  ASSERT_TRUE(sums.is_ok()) << sums.status().to_string();
+  const auto got = k.gpu_prover->finalize(*sums, w, r, s);
+  EXPECT_EQ(proof_bytes<C>(got.proof), proof_bytes<C>(want->proof));
+  EXPECT_GE(pauses.asked.load(), 1 + 5 + 5);
+  EXPECT_EQ(pauses.paused.load(), 2);
 }
 
 // Two proofs at once on one backend (the daemon uploads one while another computes): each
