@@ -225,6 +225,7 @@ int run(int argc, char** argv) {
                                      extra({{Mix::kUniform, 20, "20.4"},
                                             {Mix::kUniform, 22, "52.9"},
                                             {Mix::kUniform, 24, "154.4"},
+                                            {Mix::kUniform, 26, "566"},
                                             {Mix::kWitness, 22, "17.4"}},
                                            {{22, "52.9"}, {24, "154.4"}}, true),
                                      max_log, runs, pool, rng, *stream, rows);
