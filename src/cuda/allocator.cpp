@@ -14,6 +14,9 @@
 namespace cuzk::cuda {
 namespace {
 
+// Per-thread stack reserved for every kernel of the context (see measure()).
+constexpr size_t kThreadStackBytes = 3072;
+
 std::string mib(size_t bytes) {
   const double m = double(bytes) / double(1 << 20);
   char buf[32];
@@ -104,6 +107,13 @@ Result<DeviceAllocator*> DeviceAllocator::current() {
 Status DeviceAllocator::measure(const BudgetOptions& options) {
   ScopedDevice scope(device_);
   CUZK_RETURN_IF_ERROR(cuda_status(scope.status(), "cudaSetDevice(" + std::to_string(device_) + ")"));
+  // The context's local memory for thread stacks is sized for every resident thread by the
+  // largest stack launched so far, and it never shrinks: the G2 MSM kernels (their Fq2
+  // products are calls) need up to ~2.8 KiB a thread (BLS12-381), beyond the default 1 KiB,
+  // so their first launch took 110-330 MiB more on the H200, after the baseline. Reserve it
+  // before measuring (3 KiB x every resident thread: ~0.8 GiB on an H200).
+  CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceSetLimit(cudaLimitStackSize, kThreadStackBytes),
+                            "cudaDeviceSetLimit(cudaLimitStackSize, device " + std::to_string(device_) + ")");
   size_t free_bytes = 0, total = 0;
   CUZK_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total),
                             "cudaMemGetInfo(device " + std::to_string(device_) + ")");
