@@ -112,8 +112,14 @@ Status DeviceAllocator::measure(const BudgetOptions& options) {
   // products are calls) need up to ~2.8 KiB a thread (BLS12-381), beyond the default 1 KiB,
   // so their first launch took 110-330 MiB more on the H200, after the baseline. Reserve it
   // before measuring (3 KiB x every resident thread: ~0.8 GiB on an H200).
-  CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceSetLimit(cudaLimitStackSize, kThreadStackBytes),
-                            "cudaDeviceSetLimit(cudaLimitStackSize, device " + std::to_string(device_) + ")");
+  // Never below what is reserved already (a re-measure after larger stacks ran).
+  size_t stack = 0;
+  CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceGetLimit(&stack, cudaLimitStackSize),
+                            "cudaDeviceGetLimit(cudaLimitStackSize, device " + std::to_string(device_) + ")");
+  if (stack < kThreadStackBytes) {
+    CUZK_CUDA_RETURN_IF_ERROR(cudaDeviceSetLimit(cudaLimitStackSize, kThreadStackBytes),
+                              "cudaDeviceSetLimit(cudaLimitStackSize, device " + std::to_string(device_) + ")");
+  }
   size_t free_bytes = 0, total = 0;
   CUZK_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total),
                             "cudaMemGetInfo(device " + std::to_string(device_) + ")");
