@@ -23,6 +23,10 @@
 // buckets (each window group's buckets are folded into it): one reduction, no doublings
 // between windows.
 //
+// For G1 the level-1 accumulation can instead begin with rounds of batched affine
+// additions (cuda/msm/msm_affine.hpp) that shorten every bucket's run before the XYZZ
+// threads take it; chosen per size by measurement.
+//
 // Synchronisation: one wait after the split (CUB's sort needs the counts on the host)
 // and one at the end for the result; nothing per window or per group. With pauses (a
 // proof that must give way to a CRITICAL one) the run is paced (cuda/pacer.hpp): the long
@@ -50,6 +54,11 @@ struct MsmStats {
   // in: a paced run's slice, in entries, instead of the default (0); for tests that need
   // many slices at small sizes.
   size_t paced_slice_entries = 0;
+  // in: the level-1 bucket accumulation: 0 the size's choice (CUZK_MSM_ACCUMULATION=xyzz
+  // or =affine overrides it), 1 XYZZ mixed additions, 2 batched affine rounds first (G1
+  // only: G2 always takes XYZZ; a paced run too). scratch_bytes() covers only the choice.
+  unsigned accumulation = 0;
+  unsigned affine_rounds = 0;  // out: batched-affine rounds in the last window group (0: none)
   bool precomputed = false;  // out: the run used precomputed bases
   size_t ones = 0;           // scalars equal to 1
   size_t rest = 0;           // scalars above 1 (through Pippenger)

@@ -11,6 +11,7 @@
 #include "cuda/cuda_status.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/msm/msm.hpp"
+#include "cuda/msm/msm_affine.hpp"
 #include "cuda/msm/msm_sort.hpp"
 #include "cuda/msm/window_sums.hpp"
 #include "cuda/pacer.hpp"
@@ -257,6 +258,39 @@ __device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyz
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
   return a.dbl();
+}
+
+// Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
+// `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
+// Over Fq2 (G2) they are not built.
+template <class G>
+constexpr bool kAffineCapable = !kOutlinedProducts<G>;
+template <class G>
+bool affine_wanted(size_t m, unsigned pick) {
+  if constexpr (!kAffineCapable<G>) {
+    return false;
+  } else {
+    Accumulation a = Accumulation(pick);
+    if (a == Accumulation::kChoice) a = accumulation_from_env();
+    if (a == Accumulation::kChoice) return AffineAccumulation<G>::chosen(m);
+    return a == Accumulation::kAffine;
+  }
+}
+template <class G>
+unsigned affine_rounds(size_t entries, size_t distinct) {
+  if constexpr (!kAffineCapable<G>) {
+    return 0;
+  } else {
+    return std::max(1u, AffineAccumulation<G>::rounds_for(entries, distinct));
+  }
+}
+template <class G>
+size_t affine_scratch_bytes(size_t entries, size_t distinct) {
+  if constexpr (!kAffineCapable<G>) {
+    return 0;
+  } else {
+    return AffineAccumulation<G>::scratch_bytes(entries, distinct);
+  }
 }
 
 __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
@@ -643,7 +677,13 @@ size_t Msm<G>::scratch_bytes(size_t n) {
   size_t group = 0;
   for (unsigned k = 0; k <= floor_log2(n); ++k) {
     const size_t lo = size_t(1) << k, hi = std::min(n, (size_t(2) << k) - 1);
-    group = std::max(group, group_bytes_bound<G>(make_plan(lo, bits, 0, bucket_cost<G>()), hi));
+    const Plan p = make_plan(lo, bits, 0, bucket_cost<G>());
+    size_t bytes = group_bytes_bound<G>(p, hi);
+    if (affine_wanted<G>(hi, 0)) {
+      const size_t entries = std::min(size_t(p.windows) * hi, std::max(hi, kGroupEntries));
+      bytes += affine_scratch_bytes<G>(entries, p.bucket_rows() * (p.nb + 1));
+    }
+    group = std::max(group, bytes);
   }
   return split + group;
 }
@@ -655,7 +695,12 @@ size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
   size_t split = 0;
   SplitScratch<G>(nullptr, n, split);
   // The width is fixed; the largest group (at m = 1) and the most entries (at m = n).
-  return split + group_bytes_bound<G>(make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points()), n);
+  const Plan p = make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points());
+  size_t bytes = group_bytes_bound<G>(p, n);
+  if (affine_wanted<G>(n, 0)) {
+    bytes += affine_scratch_bytes<G>(std::min(size_t(p.windows) * n, std::max(n, kGroupEntries)), p.nb + 1);
+  }
+  return split + bytes;
 }
 
 template <class G>
@@ -687,11 +732,16 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   const bool profile = stats != nullptr && stats->profile;
   const unsigned force_c = stats != nullptr ? stats->force_window_bits : 0;
   const size_t force_slice = stats != nullptr ? stats->paced_slice_entries : 0;
+  const unsigned pick = stats != nullptr ? stats->accumulation : 0;
   if (stats != nullptr) {
     *stats = MsmStats{};
     stats->profile = profile;
     stats->force_window_bits = force_c;
     stats->paced_slice_entries = force_slice;
+    stats->accumulation = pick;
+  }
+  if (pick > unsigned(Accumulation::kAffine)) {
+    return invalid_argument("msm: accumulation " + std::to_string(pick) + "; 0 (choice), 1 (XYZZ), 2 (affine)");
   }
   if (n == 0) return ec::Jacobian<G>::infinity();
   if (n >= (size_t(1) << 31)) {
@@ -773,6 +823,16 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     CUZK_ASSIGN_OR_RETURN(group_buf,
                           DeviceBuffer<uint8_t>::allocate(group_bytes, "msm scratch (window group)", scratch_from));
     GroupScratch<G> gs(group_buf.data(), plan, m, group_bytes);
+    // Batched-affine rounds (G1; never in a paced run, whose level 1 goes out in slices).
+    const bool affine = !pace.active() && affine_wanted<G>(m, pick);
+    const size_t distinct = plan.bucket_rows() * (plan.nb + 1);
+    DeviceBuffer<uint8_t> affine_buf;
+    if (affine) {
+      const size_t max_entries = size_t(std::min(plan.group, plan.windows)) * m;
+      CUZK_ASSIGN_OR_RETURN(affine_buf,
+                            DeviceBuffer<uint8_t>::allocate(affine_scratch_bytes<G>(max_entries, distinct),
+                                                            "msm scratch (affine rounds)", scratch_from));
+    }
     // With precomputed bases, d_bases is the table: window w's digits index copy w.
     if (plan.shared) {
       CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.total, 0, (plan.nb + 1) * sizeof(P), s),
@@ -807,7 +867,19 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
       const size_t slice_threads = pace.active() ? std::max<size_t>(1, slice / per_thread) : threads;
-      for (size_t t0 = 0; t0 < threads; t0 += slice_threads) {
+      if constexpr (kAffineCapable<G>) {
+        if (affine) {
+          const unsigned rounds = affine_rounds<G>(entries, distinct);
+          // keys_in / vals_in are free once sorted: the rounds' keys go there.
+          CUZK_ASSIGN_OR_RETURN(threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries,
+                                                                    distinct, rounds, plan.c, plan.nb, gs.buckets,
+                                                                    gs.pkeys_a, gs.pvals_a, gs.keys_in, gs.vals_in,
+                                                                    affine_buf.data(), s));
+          last = threads == 1;
+          if (stats != nullptr) stats->affine_rounds = rounds;
+        }
+      }
+      for (size_t t0 = 0; !affine && t0 < threads; t0 += slice_threads) {
         if (t0 != 0) CUZK_RETURN_IF_ERROR(boundary());
         const size_t t1 = std::min(threads, t0 + slice_threads);
         accumulate_points_kernel<G><<<blocks_for(t1 - t0), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,

@@ -5,11 +5,12 @@
 // Rows marked "pre c" run with precomputed bases of c-bit windows (the table's bytes and
 // build time beside them); "c=N" rows force the window width (a sweep).
 // Usage: cuda_msm_bench [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..]
-//                       [--pre C1,C2,..] [--groups G1,G2,..]
+//                       [--pre C1,C2,..] [--groups G1,G2,..] [--accumulation choice|xyzz|affine|both]
 //   K: skip sizes above 2^K; --sweep: also BLS12-381 G1 2^22/2^24 and BN254 G1 2^24 at
 //   each forced width; --g2-sweep: BLS12-381 G2 2^20/2^22 likewise; --pre: the
 //   precomputed rows at these widths instead of the choice; --groups: only these groups
-//   (bls12_381_g1, bn254_g1, bls12_381_g2, bn254_g2; default all).
+//   (bls12_381_g1, bn254_g1, bls12_381_g2, bn254_g2; default all); --accumulation: the
+//   level-1 path (MsmStats::accumulation), "both" runs every case with XYZZ then affine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +37,7 @@ struct Case {
   const char* peer;      // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
   unsigned force_c = 0;  // forced window width (0: the choice)
   int pre_c = -1;        // precomputed bases of this width (0: their choice; -1: none)
+  unsigned accumulation = 0;  // MsmStats::accumulation
 };
 
 struct Row {
@@ -60,8 +62,16 @@ const char* mix_name(Mix m) {
 }
 
 template <class G>
-void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_log, int runs, ThreadPool& pool,
-                 std::mt19937_64& rng, const Stream& s, std::vector<Row>& rows) {
+void bench_group(const char* name, const std::vector<Case>& group_cases, const std::vector<unsigned>& accumulations,
+                 unsigned max_log, int runs, ThreadPool& pool, std::mt19937_64& rng, const Stream& s,
+                 std::vector<Row>& rows) {
+  std::vector<Case> cases;
+  for (const Case& c : group_cases) {
+    for (unsigned a : accumulations) {
+      cases.push_back(c);
+      cases.back().accumulation = a;
+    }
+  }
   unsigned top = 0;
   for (const Case& c : cases) {
     if (c.log_n <= max_log) top = std::max(top, c.log_n);
@@ -103,8 +113,10 @@ void bench_group(const char* name, const std::vector<Case>& cases, unsigned max_
     } else if (c.force_c != 0) {
       row.mode = "c=" + std::to_string(c.force_c);
     }
+    if (c.accumulation != 0) row.mode += c.accumulation == 1 ? " xyzz" : " affine";
     auto run_once = [&](MsmStats* st) {
       st->force_window_bits = c.force_c;
+      st->accumulation = c.accumulation;
       return pre ? Msm<G>::run(*pre, in->scalars.data(), n, s, nullptr, st)
                  : Msm<G>::run(in->bases.data(), in->scalars.data(), n, s, nullptr, st);
     };
@@ -158,6 +170,7 @@ int run(int argc, char** argv) {
   unsigned max_log = 24;
   std::vector<unsigned> sweep, g2_sweep, pre_widths;
   std::string groups = "bls12_381_g1,bn254_g1,bls12_381_g2,bn254_g2";
+  std::vector<unsigned> accumulations = {0};
   auto parse_list = [](const char* a) {
     std::vector<unsigned> v;
     for (const char* p = a; *p != 0;) {
@@ -184,10 +197,16 @@ int run(int argc, char** argv) {
       groups = argv[++i];
     } else if (arg == "--pre" && i + 1 < argc) {
       pre_widths = parse_list(argv[++i]);
+    } else if (arg == "--accumulation" && i + 1 < argc) {
+      const std::string a = argv[++i];
+      accumulations = a == "xyzz" ? std::vector<unsigned>{1}
+                      : a == "affine" ? std::vector<unsigned>{2}
+                      : a == "both"   ? std::vector<unsigned>{1, 2}
+                                      : std::vector<unsigned>{0};
     } else {
       std::fprintf(stderr,
                    "usage: %s [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..] [--pre C1,C2,..] "
-                   "[--groups G1,G2,..]\n",
+                   "[--groups G1,G2,..] [--accumulation choice|xyzz|affine|both]\n",
                    argv[0]);
       return 2;
     }
@@ -228,14 +247,14 @@ int run(int argc, char** argv) {
                                             {Mix::kUniform, 26, "566"},
                                             {Mix::kWitness, 22, "17.4"}},
                                            {{22, "52.9"}, {24, "154.4"}}, true),
-                                     max_log, runs, pool, rng, *stream, rows);
+                                     accumulations, max_log, runs, pool, rng, *stream, rows);
   }
   if (wanted("bn254_g1")) {
     bench_group<bn254::G1Config>(
         "bn254 G1",
         extra({{Mix::kUniform, 20, "12.5"}, {Mix::kUniform, 22, "26.6"}, {Mix::kUniform, 24, "78.5"}}, {{24, "78.5"}},
               true),
-        max_log, runs, pool, rng, *stream, rows);
+        accumulations, max_log, runs, pool, rng, *stream, rows);
   }
   sweep = g2_sweep;  // G2: its own sweep, at 2^20 and 2^22
   if (wanted("bls12_381_g2")) {
@@ -243,10 +262,10 @@ int run(int argc, char** argv) {
         extra({{Mix::kUniform, 20, "46.6"}, {Mix::kUniform, 22, "137.5"}, {Mix::kWitness, 22, "40.8"}}, {{20, "46.6"}},
               false);
     g2 = extra(g2, {{22, "137.5"}}, true);
-    bench_group<bls12_381::G2Config>("bls12_381 G2", g2, max_log, runs, pool, rng, *stream, rows);
+    bench_group<bls12_381::G2Config>("bls12_381 G2", g2, accumulations, max_log, runs, pool, rng, *stream, rows);
   }
   if (wanted("bn254_g2")) {
-    bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, max_log, runs, pool, rng, *stream, rows);
+    bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, accumulations, max_log, runs, pool, rng, *stream, rows);
   }
 
   std::printf("command: ");

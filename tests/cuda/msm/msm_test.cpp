@@ -445,3 +445,151 @@ TYPED_TEST(DeviceMsm, PacedRunsMatchCpuAndPauseOnADrainedStream) {
 
 }  // namespace
 }  // namespace cuzk::cuda
+
+namespace cuzk::cuda {
+namespace {
+
+// The batched-affine level-1 accumulation (cuda/msm/msm_affine.hpp), forced on through
+// MsmStats::accumulation = 2 (G1; G2 ignores it and takes XYZZ). Aimed at what the rounds
+// must get exactly right: equal points in one bucket (doublings), P and -P in one bucket
+// (cancellation, also down to nothing left), infinity among the bases, one bucket holding
+// everything, and the precomputed and forced-width plans.
+template <class G>
+class AffineMsm : public DeviceMsm<G> {
+ protected:
+  using A = ec::Affine<G>;
+  using Int = typename G::Scalar::Int;
+
+  // The device MSM with the affine path forced, scratch from the budget.
+  void expect_affine_matches_cpu(const std::vector<A>& bases, const std::vector<Int>& scalars, const std::string& what,
+                                 unsigned force_c = 0) {
+    const size_t n = scalars.size();
+    auto in = msm_fixtures::upload<G>(bases, n, scalars, *this->stream_);
+    ASSERT_TRUE(in.is_ok()) << in.status().to_string();
+    MsmStats stats;
+    stats.accumulation = 2;
+    stats.force_window_bits = force_c;
+    auto g = Msm<G>::run(in->bases.data(), in->scalars.data(), n, *this->stream_, nullptr, &stats);
+    ASSERT_TRUE(g.is_ok()) << g.status().to_string();
+    EXPECT_EQ(g->to_affine(), this->cpu(bases, scalars).to_affine())
+        << what << ": n = " << n << ", rest " << stats.rest << ", c = " << stats.window_bits << ", rounds "
+        << stats.affine_rounds;
+    if (stats.rest != 0) {
+      EXPECT_EQ(stats.affine_rounds != 0, !kG2) << what;
+    }
+  }
+  static constexpr bool kG2 = requires { typename G::Base::Fq; };
+};
+TYPED_TEST_SUITE(AffineMsm, Groups, GroupNames);
+
+TYPED_TEST(AffineMsm, UniformAndWitnessScalarsMatchCpu) {
+  auto rng = seeded_rng("affine uniform");
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(100), size_t(5000), size_t(1) << 16, this->kMax}) {
+    if (this->kG2 && n > 5000) return;  // G2 ignores the switch: a small check is enough
+    this->expect_affine_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng),
+                                    "uniform");
+  }
+  this->expect_affine_matches_cpu(this->prefix(this->kMax),
+                                  msm_fixtures::make_scalars<TypeParam>(this->kMax, Mix::kWitness, rng), "witness");
+}
+
+// One base and one scalar: every window's entries are one bucket of equal points, so the
+// rounds' pairs are all doublings (and their sums equal again, round after round).
+TYPED_TEST(AffineMsm, ManyEqualPointsInOneBucketMatchCpu) {
+  if (this->kG2) return;  // G2 takes XYZZ whatever the switch says
+  auto rng = seeded_rng("affine equal");
+  for (size_t n : {size_t(2), size_t(7), size_t(4096), size_t(1) << 16}) {
+    std::vector<ec::Affine<TypeParam>> same(n, this->bases_->points[rng() % this->kMax]);
+    auto equal = std::vector<typename TypeParam::Scalar::Int>(n, TypeParam::Scalar::random(rng).to_canonical());
+    this->expect_affine_matches_cpu(same, equal, "one base, one scalar");
+    this->expect_affine_matches_cpu(same, msm_fixtures::make_scalars<TypeParam>(n, Mix::kSmall, rng),
+                                    "one base, small");
+  }
+  std::vector<ec::Affine<TypeParam>> few(1 << 16);
+  for (auto& p : few) p = this->bases_->points[rng() % 3];
+  this->expect_affine_matches_cpu(few, msm_fixtures::make_scalars<TypeParam>(few.size(), Mix::kSmall, rng),
+                                  "three bases, small");
+}
+
+// P and -P with one scalar land in one bucket and cancel: pairs of them, a whole bucket of
+// them (nothing left at all), and among other points (the runs change length unevenly).
+TYPED_TEST(AffineMsm, PointAndItsNegationInOneBucketMatchCpu) {
+  if (this->kG2) return;  // G2 takes XYZZ whatever the switch says
+  auto rng = seeded_rng("affine negation");
+  using A = ec::Affine<TypeParam>;
+  for (size_t n : {size_t(2), size_t(4096), size_t(1) << 16}) {
+    const A p = this->bases_->points[rng() % this->kMax];
+    std::vector<A> pm(n);
+    for (size_t i = 0; i < n; ++i) pm[i] = i % 2 ? -p : p;
+    auto equal = std::vector<typename TypeParam::Scalar::Int>(n, TypeParam::Scalar::random(rng).to_canonical());
+    this->expect_affine_matches_cpu(pm, equal, "P, -P, one scalar (sum 0)");
+    equal.back() = TypeParam::Scalar::random(rng).to_canonical();
+    this->expect_affine_matches_cpu(pm, equal, "P, -P, one scalar but the last");
+    // Random bases with their negations at random places, each pair sharing a scalar.
+    auto s = msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng);
+    auto bases = this->prefix(n);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+      const size_t j = rng() % n;
+      bases[j] = -bases[i];
+      s[j] = s[i];
+    }
+    this->expect_affine_matches_cpu(bases, s, "random bases and negations");
+    std::vector<A> mixed(n);
+    for (size_t i = 0; i < n; ++i) mixed[i] = rng() % 2 ? p : -p;
+    this->expect_affine_matches_cpu(mixed, msm_fixtures::make_scalars<TypeParam>(n, Mix::kSmall, rng),
+                                    "P and -P at random, small scalars");
+  }
+}
+
+TYPED_TEST(AffineMsm, InfinityAndOneBucketMatchCpu) {
+  if (this->kG2) return;  // G2 takes XYZZ whatever the switch says
+  auto rng = seeded_rng("affine infinity");
+  const size_t n = size_t(1) << 16;
+  auto bases = this->prefix(n);
+  for (size_t i = 0; i < n; i += 7) bases[i] = ec::Affine<TypeParam>::infinity();
+  this->expect_affine_matches_cpu(bases, msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng), "uniform");
+  this->expect_affine_matches_cpu(bases, msm_fixtures::make_scalars<TypeParam>(n, Mix::kSmall, rng), "small");
+  std::vector<ec::Affine<TypeParam>> all_inf(5000, ec::Affine<TypeParam>::infinity());
+  this->expect_affine_matches_cpu(all_inf, msm_fixtures::make_scalars<TypeParam>(5000, Mix::kUniform, rng),
+                                  "all infinity");
+  for (size_t m : {size_t(5000), std::min<size_t>(this->kMax, size_t(1) << 18)}) {
+    this->expect_affine_matches_cpu(this->prefix(m), msm_fixtures::make_scalars<TypeParam>(m, Mix::kMax, rng), "r-1");
+  }
+}
+
+TYPED_TEST(AffineMsm, ForcedWidthsAndPrecomputedBasesMatchCpu) {
+  if (this->kG2) return;  // G2 takes XYZZ whatever the switch says
+  auto rng = seeded_rng("affine widths");
+  const size_t n = 5000;
+  for (unsigned c : {2u, 5u, 9u, 16u}) {
+    this->expect_affine_matches_cpu(this->prefix(n), msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng),
+                                    "forced width", c);
+  }
+  const size_t m = std::min<size_t>(this->kMax, size_t(1) << 18);
+  const auto bases = this->prefix(m);
+  const auto d_bases = this->upload_bases(bases);
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), m, 12, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  for (Mix mix : {Mix::kUniform, Mix::kWitness, Mix::kMax}) {
+    const auto s = msm_fixtures::make_scalars<TypeParam>(m, mix, rng);
+    auto d_s = DeviceBuffer<typename TypeParam::Scalar::Int>::allocate(m, "msm test scalars");
+    ASSERT_TRUE(d_s.is_ok());
+    ASSERT_TRUE(d_s->upload(std::span(s.data(), m), *this->stream_).is_ok());
+    MsmStats stats;
+    stats.accumulation = 2;
+    auto g = Msm<TypeParam>::run(*pre, d_s->data(), m, *this->stream_, nullptr, &stats);
+    ASSERT_TRUE(g.is_ok()) << g.status().to_string();
+    EXPECT_EQ(g->to_affine(), this->cpu(bases, s).to_affine()) << "precomputed, mix " << int(mix);
+    EXPECT_EQ(stats.affine_rounds != 0, !this->kG2);
+  }
+  MsmStats bad;
+  bad.accumulation = 3;
+  auto in = msm_fixtures::upload<TypeParam>(this->prefix(n), n,
+                                            msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng),
+                                            *this->stream_);
+  ASSERT_TRUE(in.is_ok());
+  EXPECT_FALSE(Msm<TypeParam>::run(in->bases.data(), in->scalars.data(), n, *this->stream_, nullptr, &bad).is_ok());
+}
+
+}  // namespace
+}  // namespace cuzk::cuda

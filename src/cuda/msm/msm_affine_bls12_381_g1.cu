@@ -1,0 +1,4 @@
+// The batched-affine level-1 accumulation over bls12_381 G1 (see cuda/msm/msm_affine.hpp).
+#include "cuda/msm/msm_affine_kernels.cuh"
+
+CUZK_INSTANTIATE_MSM_AFFINE(cuzk::bls12_381::G1Config);
