@@ -4,15 +4,15 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "cuda/msm/msm_affine.hpp"
 #include "cuda/msm/msm_kernels.cuh"
 
 namespace cuzk::cuda::msm_detail {
 
+constexpr unsigned kAffinePairs = 8;    // pairs per thread in a round
 constexpr unsigned kInvertFanIn = 32;   // values per thread in each level of the inversion tree
-constexpr unsigned kInvertMaxLevels = 16;
+constexpr unsigned kAffineMaxLevels = 16;
 
 // What one pair (entries 2j, 2j + 1) of a round does. Bits 0 / 1: entry a / b passes
 // through as it is; kAdd / kDouble: their sum is written (one entry).
@@ -53,158 +53,65 @@ __device__ __forceinline__ typename G::Base pair_denominator(unsigned kind, cons
   return kind == kPairAdd ? b.x - a.x : a.y.dbl();
 }
 
-// Each thread owns kAffineChunk consecutive sorted entries and keeps its list of points in
-// its own stretch of the scratch: a round pairs the list's entries 2j and 2j + 1 and
-// writes the results forward, in place (pair j's outputs land at or before 2j + 1, read
-// already). The denominators' inverses come from suffix products (pre[j] = the product of
-// the denominators of pairs after j, laid out [j][thread] so that a warp's accesses are
-// contiguous), so the sums go forward: inv = 1 / (all), 1 / d_j = inv · pre[j], then
-// inv · d_j for the pairs after j. No global compaction: a chunk's list only shrinks.
-constexpr unsigned kAffineChunk = 64;
-constexpr unsigned kAffineChunkRounds = 6;  // log2(kAffineChunk): one point per run left
-
-// Entry i of thread t's list: round 0 reads the bases through the sorted entries, later
-// rounds the thread's stretch of the scratch.
+// Pass 1 of a round: each thread's kAffinePairs pairs; the prefix products of their
+// denominators (pre, laid out [k][thread] so a warp's stores are contiguous), their
+// product, and the thread's output count.
 template <class G, bool kIndexed>
-struct ChunkList {
-  const ec::Affine<G>* bases;
-  const uint32_t* vals;   // sorted values (round 0)
-  const uint32_t* skeys;  // sorted keys (round 0)
-  const ec::Affine<G>* pts;
-  const uint32_t* lkeys;
-  size_t lo;
-  __device__ __forceinline__ ec::Affine<G> point(size_t i) const {
-    if constexpr (kIndexed) {
-      return round_point<G, true>(bases, vals, lo + i);
-    } else {
-      return pts[lo + i];
-    }
-  }
-  __device__ __forceinline__ uint32_t key(size_t i) const { return kIndexed ? skeys[lo + i] : lkeys[lo + i]; }
-};
-
-// The suffix products of the denominators of a list of len entries; their product.
-template <class G, bool kIndexed>
-__device__ __forceinline__ void chunk_suffix_products(const ChunkList<G, kIndexed>& list, size_t len, size_t t,
-                                                      size_t threads, typename G::Base* pre, typename G::Base* prod) {
+__global__ void __launch_bounds__(kThreads)
+    affine_denominators_kernel(const ec::Affine<G>* src, const uint32_t* vals, const uint32_t* keys, size_t n_bound,
+                               const uint32_t* d_n, size_t threads, typename G::Base* pre, typename G::Base* prod,
+                               uint32_t* counts) {
   using Base = typename G::Base;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const size_t n = d_n != nullptr ? size_t(*d_n) : n_bound;
   Base acc = Base::one();
-  for (size_t j = (len + 1) / 2; j-- > 0;) {
-    const size_t i = 2 * j;
-    const bool has_b = i + 1 < len;
-    const ec::Affine<G> a = list.point(i);
-    const ec::Affine<G> b = has_b ? list.point(i + 1) : ec::Affine<G>::infinity();
-    const unsigned kind = pair_kind<G>(has_b, list.key(i), has_b ? list.key(i + 1) : 0u, a, b);
+  uint32_t outs = 0;
+  for (unsigned k = 0; k < kAffinePairs; ++k) {
+    const size_t i = 2 * (t * kAffinePairs + k);
+    if (i >= n) break;
+    const bool has_b = i + 1 < n;
+    const ec::Affine<G> a = round_point<G, kIndexed>(src, vals, i);
+    const ec::Affine<G> b = has_b ? round_point<G, kIndexed>(src, vals, i + 1) : ec::Affine<G>::infinity();
+    const unsigned kind = pair_kind<G>(has_b, keys[i], has_b ? keys[i + 1] : 0u, a, b);
+    outs += pair_outputs(kind);
     if (kind == kPairAdd || kind == kPairDouble) {
-      pre[j * threads + t] = acc;
+      pre[size_t(k) * threads + t] = acc;
       acc = acc * pair_denominator<G>(kind, a, b);
     }
   }
   prod[t] = acc;
+  counts[t] = outs;
 }
 
-// The first round's denominators, over the sorted entries.
-template <class G>
+// Pass 2 of a round, backwards over each thread's pairs: inv = 1 / (the thread's product)
+// gives each denominator's inverse (Montgomery's trick); the sums and the points that pass
+// through are written compacted, in key order, ending at incl[t] (the inclusive scan of the
+// counts).
+template <class G, bool kIndexed>
 __global__ void __launch_bounds__(kThreads)
-    affine_first_kernel(const ec::Affine<G>* bases, const uint32_t* vals, const uint32_t* skeys, size_t entries,
-                        size_t threads, typename G::Base* pre, typename G::Base* prod) {
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= threads) return;
-  const size_t lo = t * kAffineChunk;
-  const ChunkList<G, true> list{bases, vals, skeys, nullptr, nullptr, lo};
-  chunk_suffix_products<G, true>(list, min(size_t(kAffineChunk), entries - lo), t, threads, pre, prod);
-}
-
-// What the last round hands its sums to: the XYZZ accumulation of the chunk, run by run,
-// with accumulate_chunk's outputs (a run inside the chunk is a whole bucket and is stored;
-// the first and the last go out as the thread's two partial sums).
-template <class G>
-struct ChunkSink {
-  using P = ec::Xyzz<G>;
-  size_t t;
-  unsigned c;
-  size_t nb;
-  P* buckets;
-  uint32_t* out_keys;
-  P* out_vals;
-  bool last_level;
-  uint32_t cur = 0;
-  P acc = P::infinity();
-  bool head = true, any = false;
-
-  __device__ __forceinline__ void push(uint32_t k, const ec::Affine<G>& p) {
-    if (!any) {
-      cur = k;
-      any = true;
-    } else if (k != cur) {
-      if (head && !last_level) {
-        out_keys[2 * t] = cur;
-        out_vals[2 * t] = acc;
-      } else {
-        buckets[slot_of(cur, c, nb)] = acc;
-      }
-      head = false;
-      acc = P::infinity();
-      cur = k;
-    }
-    accumulate_add<G>(acc, p);
-  }
-  // `neutral`: a key inside the chunk's range, for a chunk whose points all cancelled.
-  __device__ __forceinline__ void finish(uint32_t neutral) {
-    if (!any) {
-      if (!last_level) {
-        out_keys[2 * t] = neutral;
-        out_keys[2 * t + 1] = neutral;
-        out_vals[2 * t] = P::infinity();
-        out_vals[2 * t + 1] = P::infinity();
-      }
-      return;
-    }
-    if (last_level) {
-      buckets[slot_of(cur, c, nb)] = acc;
-      return;
-    }
-    if (head) {
-      out_keys[2 * t] = cur;
-      out_vals[2 * t] = acc;
-      acc = P::infinity();
-    }
-    out_keys[2 * t + 1] = cur;
-    out_vals[2 * t + 1] = acc;
-  }
-};
-
-// A round's sums, with prod[t] = 1 / (the thread's product), written back as the thread's
-// new list; then the next round's denominators over it or, in the last round, its XYZZ
-// accumulation.
-template <class G, bool kIndexed, bool kLast>
-__global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
-    affine_round_kernel(const ec::Affine<G>* bases, const uint32_t* vals, const uint32_t* skeys, size_t entries,
-                        size_t threads, ec::Affine<G>* pts, uint32_t* lkeys, uint32_t* lens, typename G::Base* pre,
-                        typename G::Base* prod, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
-                        ec::Xyzz<G>* out_vals, bool last_level) {
+    affine_sums_kernel(const ec::Affine<G>* src, const uint32_t* vals, const uint32_t* keys, size_t n_bound,
+                       const uint32_t* d_n, size_t threads, const typename G::Base* pre,
+                       const typename G::Base* inv_prod, const uint32_t* incl, uint32_t* out_keys,
+                       ec::Affine<G>* out_pts) {
   using Base = typename G::Base;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
-  const size_t lo = t * kAffineChunk;
-  const ChunkList<G, kIndexed> list{bases, vals, skeys, pts, lkeys, lo};
-  const size_t len = kIndexed ? min(size_t(kAffineChunk), entries - lo) : size_t(lens[t]);
-  Base inv = prod[t];
-  size_t pos = 0;
-  auto emit = [&](uint32_t k, const ec::Affine<G>& p) {
-    pts[lo + pos] = p;
-    lkeys[lo + pos] = k;
-    ++pos;
-  };
-  for (size_t j = 0; 2 * j < len; ++j) {
-    const size_t i = 2 * j;
-    const bool has_b = i + 1 < len;
-    const ec::Affine<G> a = list.point(i);
-    const ec::Affine<G> b = has_b ? list.point(i + 1) : ec::Affine<G>::infinity();
-    const uint32_t ka = list.key(i), kb = has_b ? list.key(i + 1) : 0u;
+  const size_t n = d_n != nullptr ? size_t(*d_n) : n_bound;
+  const size_t first = 2 * t * kAffinePairs;
+  if (first >= n) return;
+  const unsigned pairs = unsigned(min(size_t(kAffinePairs), (n - first + 1) / 2));
+  Base inv = inv_prod[t];
+  size_t pos = incl[t];
+  for (unsigned k = pairs; k-- > 0;) {
+    const size_t i = first + 2 * size_t(k);
+    const bool has_b = i + 1 < n;
+    const ec::Affine<G> a = round_point<G, kIndexed>(src, vals, i);
+    const ec::Affine<G> b = has_b ? round_point<G, kIndexed>(src, vals, i + 1) : ec::Affine<G>::infinity();
+    const uint32_t ka = keys[i], kb = has_b ? keys[i + 1] : 0u;
     const unsigned kind = pair_kind<G>(has_b, ka, kb, a, b);
     if (kind == kPairAdd || kind == kPairDouble) {
-      const Base di = inv * pre[j * threads + t];
+      const Base di = inv * pre[size_t(k) * threads + t];
       inv = inv * pair_denominator<G>(kind, a, b);
       Base num;
       if (kind == kPairAdd) {
@@ -215,22 +122,21 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
       }
       const Base l = num * di;
       const Base x3 = l.square() - a.x - b.x;  // b.x = a.x when doubling
-      emit(ka, ec::Affine<G>{x3, l * (a.x - x3) - a.y});
+      --pos;
+      out_keys[pos] = ka;
+      out_pts[pos] = {x3, l * (a.x - x3) - a.y};
     } else {
-      if (kind & kPairKeepA) emit(ka, a);
-      if (kind & kPairKeepB) emit(kb, b);
+      if (kind & kPairKeepB) {
+        --pos;
+        out_keys[pos] = kb;
+        out_pts[pos] = b;
+      }
+      if (kind & kPairKeepA) {
+        --pos;
+        out_keys[pos] = ka;
+        out_pts[pos] = a;
+      }
     }
-  }
-  if constexpr (kLast) {
-    // Read back (the thread's own writes, from L2): the accumulator is not live beside the
-    // affine sums, which keeps the kernel within its registers.
-    ChunkSink<G> sink{t, c, nb, buckets, out_keys, out_vals, last_level};
-    for (size_t i = 0; i < pos; ++i) sink.push(lkeys[lo + i], pts[lo + i]);
-    sink.finish(skeys[lo]);
-  } else {
-    lens[t] = uint32_t(pos);
-    const ChunkList<G, false> next{bases, vals, skeys, pts, lkeys, lo};
-    chunk_suffix_products<G, false>(next, pos, t, threads, pre, prod);
   }
 }
 
@@ -294,9 +200,9 @@ inline size_t invert_scratch_elems(size_t n) {
 
 template <class F>
 Status invert_all(F* vals, size_t n, F* scratch, cudaStream_t s) {
-  F* level_vals[kInvertMaxLevels + 1];
-  F* level_pre[kInvertMaxLevels];
-  size_t level_n[kInvertMaxLevels + 1];
+  F* level_vals[kAffineMaxLevels + 1];
+  F* level_pre[kAffineMaxLevels];
+  size_t level_n[kAffineMaxLevels + 1];
   unsigned levels = 0;
   level_vals[0] = vals;
   level_n[0] = n;
@@ -320,44 +226,85 @@ Status invert_all(F* vals, size_t n, F* scratch, cudaStream_t s) {
   return Status::ok();
 }
 
-// The scratch: the threads' lists (points; their keys go to the caller's key buffer),
-// their lengths, the suffix products, the threads' products and their inversion tree.
+// The XYZZ level 1 over the rounds' points (as accumulate_points_kernel over the bases);
+// the count is on the device, so threads past it leave neutral partials (the last key,
+// infinity) that keep the next level's input sorted.
+template <class G>
+__global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
+    affine_level1_kernel(const ec::Affine<G>* pts, const uint32_t* keys, const uint32_t* d_n, size_t per_thread,
+                         size_t threads, unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys,
+                         ec::Xyzz<G>* out_vals, bool last_level) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const size_t n = *d_n;
+  if (t * per_thread >= n) {
+    if (!last_level) {
+      const uint32_t k = n != 0 ? keys[n - 1] : 0u;
+      out_keys[2 * t] = k;
+      out_keys[2 * t + 1] = k;
+      out_vals[2 * t] = ec::Xyzz<G>::infinity();
+      out_vals[2 * t + 1] = ec::Xyzz<G>::infinity();
+    }
+    return;
+  }
+  accumulate_chunk<G>(keys, n, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
+                      [&](size_t i, ec::Xyzz<G>& acc) { accumulate_add<G>(acc, pts[i]); });
+}
+
+// Host-side sizes of the rounds, from the bound on each round's input.
+struct AffineRoundSizes {
+  size_t n[kAffineMaxLevels * 2 + 1];  // n[r]: bound on round r's input entries
+  size_t threads0 = 0;                 // threads of round 0 (the most of any round)
+  AffineRoundSizes(size_t entries, size_t distinct, unsigned rounds) {
+    n[0] = entries;
+    for (unsigned r = 0; r < rounds; ++r) {
+      const size_t pairs = ceil_div(n[r], 2);
+      n[r + 1] = std::min(n[r], pairs + std::min(pairs, distinct == 0 ? 0 : distinct - 1));
+    }
+    threads0 = ceil_div(ceil_div(entries, 2), kAffinePairs);
+  }
+  static size_t threads(size_t n_r) { return ceil_div(ceil_div(n_r, 2), kAffinePairs); }
+};
+
+constexpr unsigned kAffineMaxRounds = kAffineMaxLevels * 2;
+
+// The scratch: two point buffers (even rounds write the first), the prefix products, the
+// thread products and their inversion tree, the counts, two scans (a round's count is the
+// previous scan's last value), CUB's temporary.
 template <class G>
 struct AffineScratch {
   using A = ec::Affine<G>;
   using Base = typename G::Base;
-  A* pts;
+  A* pts[2];
   Base *pre, *prod, *tree;
-  uint32_t* lens;
-  AffineScratch(uint8_t* base, size_t entries, size_t& total) {
-    const size_t threads = ceil_div(entries, kAffineChunk);
+  uint32_t *counts, *incl[2];
+  void* temp;
+  size_t temp_bytes;
+  // Sized for two rounds or more: monotone in entries and distinct, so one bound covers
+  // every group of a size range.
+  AffineScratch(uint8_t* base, size_t entries, size_t distinct, size_t& total) {
+    const AffineRoundSizes z(entries, distinct, 2);
+    const size_t t0 = z.threads0;
     Carver cv(base);
-    pts = cv.take<A>(entries);
-    pre = cv.take<Base>(threads * (kAffineChunk / 2));
-    prod = cv.take<Base>(threads);
-    tree = cv.take<Base>(invert_scratch_elems(threads));
-    lens = cv.take<uint32_t>(threads);
+    pts[0] = cv.take<A>(z.n[1]);
+    pts[1] = cv.take<A>(z.n[2]);
+    pre = cv.take<Base>(t0 * kAffinePairs);
+    prod = cv.take<Base>(t0);
+    tree = cv.take<Base>(invert_scratch_elems(t0));
+    counts = cv.take<uint32_t>(t0);
+    incl[0] = cv.take<uint32_t>(t0);
+    incl[1] = cv.take<uint32_t>(t0);
+    temp_bytes = inclusive_sum_temp_bytes(t0);
+    temp = cv.take<uint8_t>(temp_bytes);
     total = cv.used();
   }
 };
 
-// CUZK_MSM_AFFINE_ROUNDS=1..6 overrides the rounds (a benchmark's knob; read once).
-inline unsigned affine_rounds_from_env() {
-  static const unsigned r = [] {
-    const char* v = std::getenv("CUZK_MSM_AFFINE_ROUNDS");
-    const unsigned x = v != nullptr ? unsigned(std::strtoul(v, nullptr, 10)) : 0u;
-    return x <= kAffineChunkRounds ? x : 0u;
-  }();
-  return r;
-}
-
 template <class G>
 unsigned AffineAccumulation<G>::rounds_for(size_t entries, size_t distinct) {
-  if (const unsigned r = affine_rounds_from_env(); r != 0) return r;
-  // Until about two points per run and chunk are left for the XYZZ additions.
-  const size_t per_key = std::min<size_t>(entries / std::max<size_t>(distinct, 1), kAffineChunk);
+  const size_t per_key = entries / std::max<size_t>(distinct, 1);
   const unsigned lg = per_key == 0 ? 0 : floor_log2(per_key);
-  return lg > 1 ? lg - 1 : 0u;
+  return std::min(lg > 2 ? lg - 2 : 0u, kAffineMaxRounds);
 }
 
 // The default: XYZZ everywhere until measured otherwise.
@@ -367,35 +314,61 @@ bool AffineAccumulation<G>::chosen(size_t) {
 }
 
 template <class G>
-size_t AffineAccumulation<G>::scratch_bytes(size_t entries) {
+size_t AffineAccumulation<G>::scratch_bytes(size_t entries, size_t distinct) {
   if (entries == 0) return 0;
   size_t total = 0;
-  AffineScratch<G>(nullptr, entries, total);
+  AffineScratch<G>(nullptr, entries, distinct, total);
   return total;
 }
 
 template <class G>
 Result<size_t> AffineAccumulation<G>::run(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals,
-                                          size_t entries, unsigned rounds, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
-                                          uint32_t* out_keys, ec::Xyzz<G>* out_vals, uint32_t* list_keys,
-                                          uint8_t* scratch, cudaStream_t s) {
-  rounds = std::clamp(rounds, 1u, kAffineChunkRounds);
+                                          size_t entries, size_t distinct, unsigned rounds, unsigned c, size_t nb,
+                                          ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
+                                          uint32_t* key_a, uint32_t* key_b, uint8_t* scratch, cudaStream_t s) {
+  using A = ec::Affine<G>;
+  rounds = std::clamp(rounds, 1u, kAffineMaxRounds);
   size_t total = 0;
-  AffineScratch<G> sc(scratch, entries, total);
-  const size_t threads = ceil_div(entries, kAffineChunk);
-  const unsigned blocks = blocks_for(threads);
-  const bool last_level = threads == 1;
-  affine_first_kernel<G><<<blocks, kThreads, 0, s>>>(bases, vals, keys, entries, threads, sc.pre, sc.prod);
-  CUZK_RETURN_IF_ERROR(check_launch("msm.affine_first_kernel"));
+  AffineScratch<G> sc(scratch, entries, distinct, total);
+  const AffineRoundSizes z(entries, distinct, rounds);
+  uint32_t* key_bufs[2] = {key_a, key_b};
+  const A* src = bases;
+  const uint32_t* src_keys = keys;
+  const uint32_t* d_n = nullptr;  // round 0's count is the host's
   for (unsigned r = 0; r < rounds; ++r) {
+    const size_t threads = AffineRoundSizes::threads(z.n[r]);
+    const unsigned blocks = blocks_for(threads);
+    if (r == 0) {
+      affine_denominators_kernel<G, true>
+          <<<blocks, kThreads, 0, s>>>(src, vals, src_keys, z.n[r], d_n, threads, sc.pre, sc.prod, sc.counts);
+    } else {
+      affine_denominators_kernel<G, false>
+          <<<blocks, kThreads, 0, s>>>(src, nullptr, src_keys, z.n[r], d_n, threads, sc.pre, sc.prod, sc.counts);
+    }
+    CUZK_RETURN_IF_ERROR(check_launch("msm.affine_denominators_kernel"));
+    uint32_t* incl = sc.incl[r & 1];
+    CUZK_RETURN_IF_ERROR(inclusive_sum(sc.counts, incl, threads, sc.temp, sc.temp_bytes, s));
     CUZK_RETURN_IF_ERROR(invert_all(sc.prod, threads, sc.tree, s));
-    const bool last = r + 1 == rounds;
-    auto* kernel = r == 0 ? (last ? affine_round_kernel<G, true, true> : affine_round_kernel<G, true, false>)
-                          : (last ? affine_round_kernel<G, false, true> : affine_round_kernel<G, false, false>);
-    kernel<<<blocks, kThreads, 0, s>>>(bases, vals, keys, entries, threads, sc.pts, list_keys, sc.lens, sc.pre, sc.prod,
-                                       c, nb, buckets, out_keys, out_vals, last_level);
-    CUZK_RETURN_IF_ERROR(check_launch("msm.affine_round_kernel"));
+    A* out = sc.pts[r & 1];
+    uint32_t* out_k = key_bufs[r & 1];
+    if (r == 0) {
+      affine_sums_kernel<G, true><<<blocks, kThreads, 0, s>>>(src, vals, src_keys, z.n[r], d_n, threads, sc.pre,
+                                                              sc.prod, incl, out_k, out);
+    } else {
+      affine_sums_kernel<G, false><<<blocks, kThreads, 0, s>>>(src, nullptr, src_keys, z.n[r], d_n, threads, sc.pre,
+                                                               sc.prod, incl, out_k, out);
+    }
+    CUZK_RETURN_IF_ERROR(check_launch("msm.affine_sums_kernel"));
+    src = out;
+    src_keys = out_k;
+    d_n = incl + (threads - 1);
   }
+  const size_t left = z.n[rounds];
+  const size_t per_thread = first_per_thread(left);
+  const size_t threads = ceil_div(left, per_thread);
+  affine_level1_kernel<G><<<blocks_for(threads), kThreads, 0, s>>>(src, src_keys, d_n, per_thread, threads, c, nb,
+                                                                   buckets, out_keys, out_vals, threads == 1);
+  CUZK_RETURN_IF_ERROR(check_launch("msm.affine_level1_kernel"));
   return threads;
 }
 

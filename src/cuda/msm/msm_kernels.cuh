@@ -285,11 +285,11 @@ unsigned affine_rounds(size_t entries, size_t distinct) {
   }
 }
 template <class G>
-size_t affine_scratch_bytes(size_t entries) {
+size_t affine_scratch_bytes(size_t entries, size_t distinct) {
   if constexpr (!kAffineCapable<G>) {
     return 0;
   } else {
-    return AffineAccumulation<G>::scratch_bytes(entries);
+    return AffineAccumulation<G>::scratch_bytes(entries, distinct);
   }
 }
 
@@ -681,7 +681,7 @@ size_t Msm<G>::scratch_bytes(size_t n) {
     size_t bytes = group_bytes_bound<G>(p, hi);
     if (affine_wanted<G>(hi, 0)) {
       const size_t entries = std::min(size_t(p.windows) * hi, std::max(hi, kGroupEntries));
-      bytes += affine_scratch_bytes<G>(entries);
+      bytes += affine_scratch_bytes<G>(entries, p.bucket_rows() * (p.nb + 1));
     }
     group = std::max(group, bytes);
   }
@@ -698,7 +698,7 @@ size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
   const Plan p = make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points());
   size_t bytes = group_bytes_bound<G>(p, n);
   if (affine_wanted<G>(n, 0)) {
-    bytes += affine_scratch_bytes<G>(std::min(size_t(p.windows) * n, std::max(n, kGroupEntries)));
+    bytes += affine_scratch_bytes<G>(std::min(size_t(p.windows) * n, std::max(n, kGroupEntries)), p.nb + 1);
   }
   return split + bytes;
 }
@@ -830,7 +830,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     if (affine) {
       const size_t max_entries = size_t(std::min(plan.group, plan.windows)) * m;
       CUZK_ASSIGN_OR_RETURN(affine_buf,
-                            DeviceBuffer<uint8_t>::allocate(affine_scratch_bytes<G>(max_entries),
+                            DeviceBuffer<uint8_t>::allocate(affine_scratch_bytes<G>(max_entries, distinct),
                                                             "msm scratch (affine rounds)", scratch_from));
     }
     // With precomputed bases, d_bases is the table: window w's digits index copy w.
@@ -870,10 +870,11 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       if constexpr (kAffineCapable<G>) {
         if (affine) {
           const unsigned rounds = affine_rounds<G>(entries, distinct);
-          // keys_in is free once sorted: the threads' lists keep their keys there.
-          CUZK_ASSIGN_OR_RETURN(threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries, rounds,
-                                                                    plan.c, plan.nb, gs.buckets, gs.pkeys_a,
-                                                                    gs.pvals_a, gs.keys_in, affine_buf.data(), s));
+          // keys_in / vals_in are free once sorted: the rounds' keys go there.
+          CUZK_ASSIGN_OR_RETURN(threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries,
+                                                                    distinct, rounds, plan.c, plan.nb, gs.buckets,
+                                                                    gs.pkeys_a, gs.pvals_a, gs.keys_in, gs.vals_in,
+                                                                    affine_buf.data(), s));
           last = threads == 1;
           if (stats != nullptr) stats->affine_rounds = rounds;
         }
