@@ -18,7 +18,9 @@
 # CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark
 # at its smallest sizes; or a list of benchmark names), CUZK_GPU_FIXTURES (snarkjs fixture tree,
 # default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20),
-# CUZK_GPU_DAEMON_STREAM (log2 of the daemon stream benchmark's proofs; unset: not run).
+# CUZK_GPU_DAEMON_STREAM (log2 of the daemon stream benchmark's proofs; unset: not run),
+# CUZK_GPU_DEVICE_KEY_LOGS (sizes of `cuzk bench --key-on-device`, BLS12-381 demo keys built
+# straight into device memory, e.g. "24 27"; unset: not run).
 # Exit status: 0 when every device test and benchmark passed.
 set -uo pipefail
 
@@ -47,7 +49,7 @@ if [[ -z ${CUZK_GPU_TEST_ZKEYS:-} && -d ${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtur
 fi
 # Device tests (gtest, label gpu) and benchmarks (programs printing a markdown table).
 GPU_TESTS=(cuda_runtime_test cuda_allocator_test cuda_field_ops_test cuda_point_ops_test cuda_ntt_test
-           cuda_msm_test cuda_prover_test cuda_precompute_test engine_cuda_fault_test)
+           cuda_msm_test cuda_prover_test cuda_precompute_test cuda_device_key_test engine_cuda_fault_test)
 GPU_BENCHES=(cuda_arith_bench cuda_ntt_bench cuda_msm_bench)
 
 if [[ $MODE == prebuilt ]]; then
@@ -249,6 +251,26 @@ if [[ -x $BIN/cuzk ]]; then
   done
   phase "whole proofs" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t))
   FAILED=$((FAILED | before))
+fi
+
+# Demo keys built straight into device memory (no zkey: at 2^27 the key fits neither this
+# machine's disk nor, with the R1CS, its RAM), three verified proofs each.
+if [[ -n ${CUZK_GPU_DEVICE_KEY_LOGS:-} && -x $BIN/cuzk ]]; then
+  say "keys built on the device"
+  t=$SECONDS
+  res=ok
+  for lg in $CUZK_GPU_DEVICE_KEY_LOGS; do
+    log=$LOGS/device-key-$lg.log
+    if ! timeout 540 "$BIN/cuzk" bench --key-on-device -n $(((1 << lg) - 5)) --curve bls12_381 --backend cuda -r 3 \
+        >"$log" 2>&1; then
+      res=FAIL; tail -5 "$log"
+    fi
+    grep -q "all .* proofs verified" "$log" || res=FAIL
+    { echo "### key built on the device, 2^$lg bls12_381"; echo '```'; grep -vE "^\s*$" "$log" | tail -14; echo '```'; } \
+      >>"$LOGS/proofs.md"
+  done
+  [[ $res == ok ]] || FAILED=1
+  phase "keys built on the device (2^${CUZK_GPU_DEVICE_KEY_LOGS// /, 2^} bls12_381, 3 proofs each)" "$res" $((SECONDS - t))
 fi
 
 # The daemon on the GPU: a stream of demo proofs from 4 concurrent clients, every proof

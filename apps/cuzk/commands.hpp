@@ -46,7 +46,10 @@ struct BenchArgs {
   unsigned threads = 0;
   std::string backend = "auto";
   std::string precompute = "auto";  // --precompute: precomputed MSM bases on the GPU
+  bool key_on_device = false;       // --key-on-device: the demo key built in device memory
 };
 int cmd_bench(const BenchArgs& a);
+// `bench --key-on-device` (cmd_device_key_bench.cpp): no zkey file, CUDA only.
+int cmd_bench_device_key(const BenchArgs& a);
 
 }  // namespace cuzk::app

@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
                     "precomputed MSM bases on the GPU (built at key load): auto, off or sections h,b2,a,b1,l")
       ->capture_default_str();
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
+  bench->add_flag("--key-on-device", ba.key_on_device,
+                  "build the demo circuit's INSECURE dev key straight into GPU memory (no zkey file, nothing cached; "
+                  "CUDA only): for keys too large for the disk or the host's RAM, e.g. -n 134217723 (2^27)");
 
 #ifdef CUZK_WITH_CLIENT
   int client_exit = 0;
@@ -140,7 +143,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
     std::printf("\n");
     ba.threads = threads;
-    return cmd_bench(ba);
+    return ba.key_on_device ? cmd_bench_device_key(ba) : cmd_bench(ba);
   }
   return 2;
 }

@@ -99,6 +99,8 @@ class PointTable {
       view_ = copy_;
     }
   }
+  // Owns `points` (a table built in memory).
+  explicit PointTable(std::vector<Point> points) : copy_(std::move(points)) { view_ = copy_; }
   PointTable(PointTable&& o) noexcept { *this = std::move(o); }
   PointTable& operator=(PointTable&& o) noexcept {
     bool owned = !o.copy_.empty();

@@ -171,6 +171,14 @@ class Zkey {
   static constexpr size_t kG2Bytes = sizeof(G2);
 
   static Result<Zkey> open(const std::string& path, const ZkeyReadOptions& opts = {});
+  // A key built in memory whose point sections A, B1, B2, C and H live elsewhere (the
+  // CUDA backend's dev setup computes them straight into device memory): the header, IC
+  // and section 4 (stored entries, checked as a reader checks them) only. `label` names
+  // the key in messages where a file's path would.
+  static Result<Zkey> held_elsewhere(std::string label, const ZkeyHeader<C>& header, std::vector<G1> ic,
+                                     std::vector<uint8_t> coefficients);
+  // False for held_elsewhere keys: their a() .. h() are empty.
+  bool has_points() const { return has_points_; }
 
   const ZkeyHeader<C>& header() const { return header_; }
   std::span<const G1> ic() const { return ic_.span(); }
@@ -197,7 +205,7 @@ class Zkey {
   bool zero_copy() const {
     return ic_.borrowed() && a_.borrowed() && b1_.borrowed() && b2_.borrowed() && c_.borrowed() && h_.borrowed();
   }
-  const std::string& path() const { return file_.path(); }
+  const std::string& path() const { return label_.empty() ? file_.path() : label_; }
 
   ZkeyContents<C> contents() const {
     ZkeyContents<C> z;
@@ -217,6 +225,9 @@ class Zkey {
   Status parse(const ZkeyReadOptions& opts);
   Status parse_header(const BinFile& bin);
   Status parse_coefficients(const BinFile& bin);
+  // Every entry of section 4 in range: matrix 0/1, constraint in the domain, signal below
+  // nVars, value reduced. `where` prefixes the messages.
+  Status check_coefficients(std::span<const uint8_t> entries, const std::string& where) const;
   Status parse_mpc(const BinFile& bin);
   template <class P>
   Status read_points(const BinFile& bin, uint32_t id, size_t expected, const char* why, PointTable<P>& out,
@@ -229,6 +240,9 @@ class Zkey {
   CoefficientTable<Fr> coefs_;
   std::optional<ZkeyMpc> mpc_;
   bool keep_resident_ = true;
+  bool has_points_ = true;
+  std::string label_;                  // held_elsewhere keys only
+  std::vector<uint8_t> owned_coefs_;   // held_elsewhere keys: coefs_ views this
 };
 
 // Writes a Groth16 .zkey that snarkjs (zkey export verificationkey, groth16 prove/verify)
@@ -380,10 +394,24 @@ Status Zkey<C>::parse_coefficients(const BinFile& bin) {
     return data_loss(in.where() + ": nCoef " + std::to_string(n) + " needs " + std::to_string(uint64_t(n) * kEntry) +
                      " bytes of entries, section has " + std::to_string(in.remaining()));
   }
-  const uint8_t* p = sec.data() + 4;
-  for (uint32_t i = 0; i < n; ++i, p += kEntry) {
+  CUZK_RETURN_IF_ERROR(check_coefficients(sec.subspan(4), in.where()));
+  coefs_ = CoefficientTable<Fr>(sec.subspan(4));
+  done_with_coefficients();
+  return Status::ok();
+}
+
+template <class C>
+Status Zkey<C>::check_coefficients(std::span<const uint8_t> entries, const std::string& where) const {
+  constexpr size_t kEntry = 12 + Fr::BYTES;
+  if (entries.size() % kEntry != 0) {
+    return data_loss(where + ": " + std::to_string(entries.size()) + " bytes of entries are not whole entries of " +
+                     std::to_string(kEntry));
+  }
+  const size_t n = entries.size() / kEntry;
+  const uint8_t* p = entries.data();
+  for (size_t i = 0; i < n; ++i, p += kEntry) {
     const uint32_t matrix = load_u32(p), constraint = load_u32(p + 4), signal = load_u32(p + 8);
-    auto at = [&] { return in.where() + ": entry " + std::to_string(i) + ": "; };
+    auto at = [&] { return where + ": entry " + std::to_string(i) + ": "; };
     if (matrix > 1) return data_loss(at() + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
     if (constraint >= header_.domain_size) {
       return data_loss(at() + "constraint " + std::to_string(constraint) + " is outside the domain of size " +
@@ -396,9 +424,32 @@ Status Zkey<C>::parse_coefficients(const BinFile& bin) {
     Fr value;
     if (!Fr::from_mont_bytes_le(p + 12, value)) return data_loss(at() + "value is not reduced below r");
   }
-  coefs_ = CoefficientTable<Fr>(sec.subspan(4));
-  done_with_coefficients();
   return Status::ok();
+}
+
+template <class C>
+Result<Zkey<C>> Zkey<C>::held_elsewhere(std::string label, const ZkeyHeader<C>& header, std::vector<G1> ic,
+                                        std::vector<uint8_t> coefficients) {
+  if (header.domain_size == 0 || (header.domain_size & (header.domain_size - 1)) != 0) {
+    return invalid_argument(label + ": domainSize " + std::to_string(header.domain_size) + " is not a power of two");
+  }
+  if (size_t(header.n_public) + 1 > header.n_vars) {
+    return invalid_argument(label + ": nPublic " + std::to_string(header.n_public) + " does not leave room in nVars " +
+                            std::to_string(header.n_vars));
+  }
+  if (ic.size() != size_t(header.n_public) + 1) {
+    return invalid_argument(label + ": " + std::to_string(ic.size()) + " IC points for nPublic + 1 = " +
+                            std::to_string(header.n_public + 1));
+  }
+  Zkey z;
+  z.label_ = std::move(label);
+  z.header_ = header;
+  z.has_points_ = false;
+  CUZK_RETURN_IF_ERROR(z.check_coefficients(coefficients, z.label_ + ": coefficients"));
+  z.ic_ = PointTable<typename C::G1>(std::move(ic));
+  z.owned_coefs_ = std::move(coefficients);
+  z.coefs_ = CoefficientTable<Fr>(z.owned_coefs_);
+  return z;
 }
 
 template <class C>

@@ -186,6 +186,11 @@ class CpuBackend final : public Backend<C> {
   const char* name() const override { return ff::lanes::enabled() ? "cpu (AVX-512 IFMA lanes)" : "cpu"; }
 
   Result<std::unique_ptr<PreparedKey<C>>> prepare(const KeyView<C>& key) override {
+    if (!key.zkey->has_points()) {
+      return invalid_argument("cpu backend: " + key.zkey->path() +
+                              ": the key's points are not in host memory (held on a device), so the CPU cannot "
+                              "prove with it");
+    }
     return std::unique_ptr<PreparedKey<C>>(new HostKey(key));
   }
   size_t upload_bytes(const PreparedKey<C>&) const override { return 0; }

@@ -1,6 +1,8 @@
 #include "groth16/demo_circuit.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <span>
 #include <string>
 
 #include "ff/fields.hpp"
@@ -33,7 +35,20 @@ class Builder {
     w_.push_back(v);
     return uint32_t(w_.size() - 1);
   }
-  void add(std::vector<Term> a, std::vector<Term> b, std::vector<Term> c) { r_.add_constraint(a, b, c); }
+  // Constraints are appended straight from the callers' lists (no temporaries on the heap:
+  // a 2^27-constraint demo builds 134 M of them).
+  void add(std::initializer_list<Term> a, std::initializer_list<Term> b, std::initializer_list<Term> c) {
+    r_.add_constraint(std::span<const Term>(a.begin(), a.size()), std::span<const Term>(b.begin(), b.size()),
+                      std::span<const Term>(c.begin(), c.size()));
+  }
+  // Sizes the vectors once (the exact counts, from a dry run of the shape), so that building
+  // a large circuit never holds a vector and its doubled copy at once.
+  void reserve(size_t terms, size_t constraints, size_t wires) {
+    r_.terms.reserve(terms);
+    r_.offsets.reserve(3 * constraints + 1);
+    w_.reserve(wires);
+    bits_.reserve(wires);
+  }
 
   // b·(b − 1) = 0.
   void fresh_bit() {
@@ -65,7 +80,7 @@ class Builder {
     }
     w_[word_wire] = sum;
     lc.push_back({word_wire, -Fr::one()});
-    add({}, {}, lc);
+    r_.add_constraint({}, {}, lc);
   }
   // t' = t·(t + y); the last step writes the output wire.
   uint32_t arith_step(uint32_t t, bool last) {
@@ -109,6 +124,23 @@ Result<DemoCircuit<Fr>> make_demo_circuit(uint32_t n_constraints, uint64_t seed)
   Builder<Fr> b(seed);
   uint32_t n_arith = std::max<uint32_t>(1, n_constraints / 8);
   uint32_t n_bool = n_constraints - n_arith - 1;  // the last row packs into the public word
+  {
+    // The loop below without the field work: which rows it adds does not depend on the seed.
+    size_t terms = 0, wires = 5, bits = 0;
+    for (uint32_t i = 0; i < n_bool; ++i) {
+      if (i % 33 == 32) {
+        terms += std::min<size_t>(bits, 32) + 1;
+        ++wires;
+      } else {
+        terms += (i % 33 < 12 || bits < 2) ? 3 : 5;
+        ++wires;
+        ++bits;
+      }
+    }
+    terms += std::min<size_t>(bits, 32) + 1 + 4 * size_t(n_arith);
+    wires += n_arith - 1;
+    b.reserve(terms, n_constraints, wires);
+  }
   for (uint32_t i = 0; i < n_bool; ++i) {
     uint32_t phase = i % 33;
     if (phase == 32) {

@@ -17,6 +17,12 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 template <class C>
 Result<Prover<C>> Prover<C>::create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool) {
+  return create(zkey, backend, pool, [&backend](const KeyView<C>& view) { return backend.prepare(view); });
+}
+
+template <class C>
+Result<Prover<C>> Prover<C>::create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool,
+                                    const PrepareFn& prepare) {
   const auto& h = zkey.header();
   unsigned log_n = 0;
   while ((size_t(1) << log_n) < h.domain_size) ++log_n;
@@ -46,7 +52,7 @@ Result<Prover<C>> Prover<C>::create(const formats::Zkey<C>& zkey, Backend<C>& ba
   zkey.done_with_coefficients();
   Prover p(zkey, backend, pool, std::move(data));
   const KeyView<C> view{&zkey, &p.data_->domain, p.data_->rows};
-  CUZK_ASSIGN_OR_RETURN(p.prepared_, backend.prepare(view));
+  CUZK_ASSIGN_OR_RETURN(p.prepared_, prepare(view));
   return p;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -37,6 +38,12 @@ class Prover {
   // backend's prepared key (device-resident for CUDA). `zkey`, `backend` and `pool` (which
   // checks witnesses) must outlive the prover.
   static Result<Prover> create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool);
+  // As above, with the prepared key made by `prepare` instead of backend.prepare(): for a
+  // key whose points the backend already holds (cuda/setup/device_key.hpp builds them
+  // straight into device memory; its zkey has no points on the host).
+  using PrepareFn = std::function<Result<std::unique_ptr<PreparedKey<C>>>(const KeyView<C>&)>;
+  static Result<Prover> create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool,
+                               const PrepareFn& prepare);
 
   // A proof with r, s drawn from the OS CSPRNG. `witness` is the full assignment in
   // standard form (what a .wtns holds): nVars values, w[0] = 1.

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/status.hpp"
 #include "cuda/device_buffer.hpp"
@@ -67,6 +68,12 @@ class NttDomain {
   Status coset_inverse(Fr* d, const Fr& shift, const Stream& s) const;
   // Evaluations at w^i -> evaluations at shift * w^i.
   Status shift_evaluations(Fr* d, const Fr& shift, const Stream& s) const;
+
+  // For benchmarks: forward(d) (passes, then the bit reversal) and shift_evaluations(d,
+  // snarkjs_shift()) (the inverse DIF passes, then the DIT passes), timed per kernel with
+  // events on `s`; waits for them and returns each kernel's milliseconds in launch order.
+  Result<std::vector<float>> forward_kernel_ms(Fr* d, const Stream& s) const;
+  Result<std::vector<float>> shift_evaluations_kernel_ms(Fr* d, const Stream& s) const;
 
   struct State;
   const State& state() const { return *state_; }

@@ -21,23 +21,22 @@ constexpr unsigned kThreads = 256;
 constexpr unsigned kMaxTileLog = 11;
 constexpr unsigned kMinTileLog = 6;
 
-template <class F>
-__global__ void __launch_bounds__(kThreads) pass_kernel(PassArgs<F> a) {
+// Two blocks per multiprocessor: a round keeps 2^kMaxRound elements and their products in
+// registers (at most 128 per thread). Measured on the H200 (BENCHMARKS.md, "NTT at 2^27
+// (H12)"): rounds of two stages at three blocks per multiprocessor ran 2-4% faster again
+// but have not yet passed cuda_ntt_test on the device.
+constexpr unsigned kMinBlocks = 2;
+
+template <class F, bool kDit>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> a) {
   extern __shared__ uint4 smem_raw[];
   F* smem = reinterpret_cast<F*>(smem_raw);
   const uint64_t tile = blockIdx.x;
   load_tile(a, tile, smem, threadIdx.x, blockDim.x);
   __syncthreads();
-  if (a.dit && has_radix4(a.g)) {
-    tile_radix4(a, smem, threadIdx.x, blockDim.x);
-    __syncthreads();
-  }
-  for (unsigned s = first_single_stage(a.g, a.dit); s < end_single_stage(a.g, a.dit); ++s) {
-    tile_stage(a, s, smem, threadIdx.x, blockDim.x);
-    __syncthreads();
-  }
-  if (!a.dit && has_radix4(a.g)) {
-    tile_radix4(a, smem, threadIdx.x, blockDim.x);
+  const unsigned rounds = round_count(a.g);
+  for (unsigned i = 0; i < rounds; ++i) {
+    run_round<kDit>(a, round_of(a.g, kDit, i), smem, threadIdx.x, blockDim.x);
     __syncthreads();
   }
   store_tile(a, tile, smem, threadIdx.x, blockDim.x);
@@ -67,8 +66,8 @@ __global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned lo
   const bool pair = m != mr;
   for (unsigned e = threadIdx.x; e < kSide * kSide; e += blockDim.x) {
     const unsigned r = e >> kBitrevTileLog, c = e & (kSide - 1);
-    x[r * kBitrevRow + c] = d[bitrev_position(log_n, m, r, c)];
-    if (pair) y[r * kBitrevRow + c] = d[bitrev_position(log_n, mr, r, c)];
+    x[r * kBitrevRow + c] = load_elem(d + bitrev_position(log_n, m, r, c));
+    if (pair) y[r * kBitrevRow + c] = load_elem(d + bitrev_position(log_n, mr, r, c));
   }
   __syncthreads();
   for (unsigned e = threadIdx.x; e < kSide * kSide; e += blockDim.x) {
@@ -76,10 +75,10 @@ __global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned lo
     const unsigned src =
         unsigned(reverse_bits(c, kBitrevTileLog)) * kBitrevRow + unsigned(reverse_bits(r, kBitrevTileLog));
     const uint64_t q = bitrev_position(log_n, m, r, c);
-    d[q] = scaled(op, q, pair ? y[src] : x[src]);
+    store_elem(d + q, scaled(op, q, pair ? y[src] : x[src]));
     if (pair) {
       const uint64_t q2 = bitrev_position(log_n, mr, r, c);
-      d[q2] = scaled(op, q2, x[src]);
+      store_elem(d + q2, scaled(op, q2, x[src]));
     }
   }
 }
@@ -114,6 +113,26 @@ inline size_t max_pass_smem_bytes(size_t elem) {
 }
 
 inline unsigned lo_bits_for(unsigned log_n) { return (log_n + 1) / 2; }
+
+// Events between a transform's launches, for the per-kernel benchmark profile.
+struct KernelTimer {
+  std::vector<Event> marks;
+  Status mark(const Stream& s) {
+    CUZK_ASSIGN_OR_RETURN(Event e, Event::create());
+    CUZK_RETURN_IF_ERROR(e.record(s));
+    marks.push_back(std::move(e));
+    return Status::ok();
+  }
+  Result<std::vector<float>> intervals_ms() const {
+    for (const Event& e : marks) CUZK_RETURN_IF_ERROR(e.synchronize());
+    std::vector<float> ms;
+    for (size_t i = 1; i < marks.size(); ++i) {
+      CUZK_ASSIGN_OR_RETURN(float t, Event::elapsed_ms(marks[i - 1], marks[i]));
+      ms.push_back(t);
+    }
+    return ms;
+  }
+};
 
 }  // namespace ntt_detail
 
@@ -184,49 +203,58 @@ struct NttDomain<Fr>::State {
   }
 
   Status pass(Fr* d, const ntt_detail::Geometry& g, bool inverse, bool dit, const ntt_detail::Op<Fr>& pre,
-              const ntt_detail::Op<Fr>& post, const Stream& s) const {
+              const ntt_detail::Op<Fr>& post, const Stream& s, ntt_detail::KernelTimer* timer) const {
     ntt_detail::PassArgs<Fr> a{d, half.data(), g, inverse, dit, pre, post};
     const uint64_t tiles = (uint64_t(1) << log_n) >> ntt_detail::tile_elements_log(g);
     const size_t smem = ntt_detail::tile_smem_elements(g) * sizeof(Fr);
-    ntt_detail::pass_kernel<Fr><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
-    return check_launch(dit ? "ntt.pass_kernel(dit)" : "ntt.pass_kernel(dif)");
+    if (dit) {
+      ntt_detail::pass_kernel<Fr, true><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dit)"));
+    } else {
+      ntt_detail::pass_kernel<Fr, false><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dif)"));
+    }
+    return timer != nullptr ? timer->mark(s) : Status::ok();
   }
 
   // Natural order in, bit-reversed out; `pre` on the first pass's input, `post` on the
   // last pass's output.
-  Status dif(Fr* d, bool inverse, const ntt_detail::Op<Fr>& pre, const ntt_detail::Op<Fr>& post,
-             const Stream& s) const {
+  Status dif(Fr* d, bool inverse, const ntt_detail::Op<Fr>& pre, const ntt_detail::Op<Fr>& post, const Stream& s,
+             ntt_detail::KernelTimer* timer = nullptr) const {
     ntt_detail::Op<Fr> none, twiddle;
     twiddle.kind = ntt_detail::OpKind::kTwiddle;
     for (size_t t = 0; t < plan.size(); ++t) {
       const bool last = t + 1 == plan.size();
-      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, false, t == 0 ? pre : none, last ? post : twiddle, s));
+      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, false, t == 0 ? pre : none, last ? post : twiddle, s, timer));
     }
     return Status::ok();
   }
 
   // Bit-reversed in, natural out; `post` on the last pass's output.
-  Status dit(Fr* d, bool inverse, const ntt_detail::Op<Fr>& post, const Stream& s) const {
+  Status dit(Fr* d, bool inverse, const ntt_detail::Op<Fr>& post, const Stream& s,
+             ntt_detail::KernelTimer* timer = nullptr) const {
     ntt_detail::Op<Fr> none, twiddle;
     twiddle.kind = ntt_detail::OpKind::kTwiddle;
     for (size_t t = plan.size(); t-- > 0;) {
       const bool first = t + 1 == plan.size();
-      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, true, first ? none : twiddle, t == 0 ? post : none, s));
+      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, true, first ? none : twiddle, t == 0 ? post : none, s, timer));
     }
     return Status::ok();
   }
 
   // In-place bit reversal, each element then times `op`'s factor at its new position.
-  Status bitrev(Fr* d, const ntt_detail::Op<Fr>& op, const Stream& s) const {
+  Status bitrev(Fr* d, const ntt_detail::Op<Fr>& op, const Stream& s, ntt_detail::KernelTimer* timer = nullptr) const {
     using namespace ntt_detail;
     if (log_n >= 2 * kBitrevTileLog) {
       const uint64_t blocks = uint64_t(1) << (log_n - 2 * kBitrevTileLog);
       bitrev_tile_kernel<Fr><<<unsigned(blocks), kThreads, kBitrevSmem * sizeof(Fr), s.get()>>>(d, log_n, op);
-      return check_launch("ntt.bitrev_tile_kernel");
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.bitrev_tile_kernel"));
+    } else {
+      const uint64_t n = uint64_t(1) << log_n;
+      bitrev_small_kernel<Fr><<<unsigned((n + kThreads - 1) / kThreads), kThreads, 0, s.get()>>>(d, log_n, op);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.bitrev_small_kernel"));
     }
-    const uint64_t n = uint64_t(1) << log_n;
-    bitrev_small_kernel<Fr><<<unsigned((n + kThreads - 1) / kThreads), kThreads, 0, s.get()>>>(d, log_n, op);
-    return check_launch("ntt.bitrev_small_kernel");
+    return timer != nullptr ? timer->mark(s) : Status::ok();
   }
 
   ntt_detail::Op<Fr> scale_op(const Fr& c) const {
@@ -238,8 +266,8 @@ struct NttDomain<Fr>::State {
 
   // a <- factor * (the evaluations at shift * w^i of the polynomial whose evaluations at
   // w^i are a); `post` on the last pass (a combine, or nothing).
-  Status shift_evaluations(Fr* d, const Fr& shift_, const Fr& factor, const ntt_detail::Op<Fr>& post,
-                           const Stream& s, Pacer* pace = nullptr) const {
+  Status shift_evaluations(Fr* d, const Fr& shift_, const Fr& factor, const ntt_detail::Op<Fr>& post, const Stream& s,
+                           Pacer* pace = nullptr) const {
     CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(shift_, n_inv * factor, s));
     CUZK_RETURN_IF_ERROR(dif(d, true, ntt_detail::Op<Fr>{}, powers_op(*t, true), s));
     if (pace != nullptr) CUZK_RETURN_IF_ERROR(pace->boundary());
@@ -304,8 +332,12 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
                             std::to_string(kMinTileLog) + " ..= " + std::to_string(kMaxTileLog));
   }
   // Per device (the attribute belongs to the current device's context), so on every creation.
-  cudaError_t smem_err = cudaFuncSetAttribute(pass_kernel<Fr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaError_t smem_err = cudaFuncSetAttribute(pass_kernel<Fr, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               int(max_pass_smem_bytes(sizeof(Fr))));
+  if (smem_err == cudaSuccess) {
+    smem_err = cudaFuncSetAttribute(pass_kernel<Fr, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(max_pass_smem_bytes(sizeof(Fr))));
+  }
   if (smem_err == cudaSuccess) {
     smem_err = cudaFuncSetAttribute(bitrev_tile_kernel<Fr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(kBitrevSmem * sizeof(Fr)));
@@ -367,6 +399,27 @@ Status NttDomain<Fr>::forward(Fr* d, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward: data"));
   CUZK_RETURN_IF_ERROR(state_->dif(d, false, {}, {}, s));
   return state_->bitrev(d, {}, s);
+}
+
+template <class Fr>
+Result<std::vector<float>> NttDomain<Fr>::forward_kernel_ms(Fr* d, const Stream& s) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward_kernel_ms: data"));
+  ntt_detail::KernelTimer timer;
+  CUZK_RETURN_IF_ERROR(timer.mark(s));
+  CUZK_RETURN_IF_ERROR(state_->dif(d, false, {}, {}, s, &timer));
+  CUZK_RETURN_IF_ERROR(state_->bitrev(d, {}, s, &timer));
+  return timer.intervals_ms();
+}
+
+template <class Fr>
+Result<std::vector<float>> NttDomain<Fr>::shift_evaluations_kernel_ms(Fr* d, const Stream& s) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "shift_evaluations_kernel_ms: data"));
+  CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(state_->shift, state_->n_inv, s));
+  ntt_detail::KernelTimer timer;
+  CUZK_RETURN_IF_ERROR(timer.mark(s));
+  CUZK_RETURN_IF_ERROR(state_->dif(d, true, ntt_detail::Op<Fr>{}, State::powers_op(*t, true), s, &timer));
+  CUZK_RETURN_IF_ERROR(state_->dit(d, false, {}, s, &timer));
+  return timer.intervals_ms();
 }
 
 template <class Fr>

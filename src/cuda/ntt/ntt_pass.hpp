@@ -1,5 +1,5 @@
 // The device NTT's passes: the plan, and the per-element and per-butterfly steps that the
-// kernels run (ntt_kernels.cuh) and that a host model runs the same way (the plan test), so
+// kernels run (ntt_impl.cuh) and that a host model runs the same way (the plan test), so
 // the index arithmetic is checked on machines without a GPU too.
 //
 // A transform of n = 2^L elements is split into passes over digits of the index (the
@@ -101,29 +101,66 @@ CUZK_INLINE uint64_t twiddle_exponent(const Geometry& g, const ElemPos& ep) {
   return (ep.col * reverse_bits(ep.row, g.k)) << (g.log_n - g.hi);
 }
 
+// Device memory in 16-byte accesses (the elements are 16-byte aligned; ntt.hpp asks so).
+// load_table reads tables no kernel writes (the read-only path).
+template <class I>
+CUZK_INLINE I load_int(const I* p) {
+#if defined(__CUDA_ARCH__)
+  static_assert(sizeof(I) % 16 == 0);
+  I r;
+  CUZK_UNROLL
+  for (size_t i = 0; i < sizeof(I) / 16; ++i) {
+    const ulonglong2 v = reinterpret_cast<const ulonglong2*>(p)[i];
+    r.limb[2 * i] = v.x;
+    r.limb[2 * i + 1] = v.y;
+  }
+  return r;
+#else
+  return *p;
+#endif
+}
+template <class I>
+CUZK_INLINE void store_int(I* p, const I& x) {
+#if defined(__CUDA_ARCH__)
+  CUZK_UNROLL
+  for (size_t i = 0; i < sizeof(I) / 16; ++i) {
+    reinterpret_cast<ulonglong2*>(p)[i] = make_ulonglong2(x.limb[2 * i], x.limb[2 * i + 1]);
+  }
+#else
+  *p = x;
+#endif
+}
+template <class F>
+CUZK_INLINE F load_elem(const F* p) {
+  return F::from_mont(load_int(&p->mont()));
+}
+template <class F>
+CUZK_INLINE void store_elem(F* p, const F& x) {
+  store_int(const_cast<typename F::Int*>(&p->mont()), x.mont());
+}
+template <class F>
+CUZK_INLINE F load_table(const F* p) {
+#if defined(__CUDA_ARCH__)
+  typename F::Int r;
+  CUZK_UNROLL
+  for (size_t i = 0; i < sizeof(F) / 16; ++i) {
+    const ulonglong2 v = __ldg(reinterpret_cast<const ulonglong2*>(p) + i);
+    r.limb[2 * i] = v.x;
+    r.limb[2 * i + 1] = v.y;
+  }
+  return F::from_mont(r);
+#else
+  return *p;
+#endif
+}
+
 // w^e (w^-e when `inverse`) for e < n from the table of w^i, i < n/2: w^(n/2) = -1.
 template <class F>
 CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) {
   const uint64_t n = uint64_t(1) << log_n;
   const uint64_t h = n >> 1;
   if (inverse) e = (n - e) & (n - 1);
-  return e < h ? half[e] : -half[e - h];
-}
-
-// Butterfly b of a line (b < 2^(k-1)) at stage s: its two rows and the index of its
-// twiddle in the table of the line's root (w_R^i, i < R/2). DIF stages halve the distance
-// (natural in, bit-reversed out); DIT stages double it.
-struct Butterfly {
-  unsigned r0;
-  unsigned r1;
-  unsigned w;
-};
-
-CUZK_INLINE Butterfly butterfly_rows(unsigned k, unsigned s, unsigned b, bool dit) {
-  const unsigned hl = dit ? s : k - 1 - s;
-  const unsigned j = b & ((1u << hl) - 1);
-  const unsigned r0 = ((b >> hl) << (hl + 1)) | j;
-  return {r0, r0 + (1u << hl), dit ? j << (k - 1 - s) : j << s};
+  return e < h ? load_table(half + e) : -load_table(half + (e - h));
 }
 
 template <class F>
@@ -177,7 +214,7 @@ struct PassArgs {
 // c * g^i from an op's two tables.
 template <class F>
 CUZK_INLINE F power_factor(const Op<F>& op, uint64_t i) {
-  return op.lo[i & ((uint64_t(1) << op.lo_bits) - 1)] * op.hi[i >> op.lo_bits];
+  return load_table(op.lo + (i & ((uint64_t(1) << op.lo_bits) - 1))) * load_table(op.hi + (i >> op.lo_bits));
 }
 
 // x after the factors of `op` (kNone, kTwiddle, kScale, kPowers) at element ep.
@@ -203,32 +240,47 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
   const Op<F>& op = a.post;
   if (op.kind == OpKind::kCombineCanonical || op.kind == OpKind::kCombineMont) {
     // Read a and b before writing out: out may alias a.
-    const F v = op.a[ep.p] * op.b[ep.p] - x;
+    const F v = load_elem(op.a + ep.p) * load_elem(op.b + ep.p) - x;
     if (op.kind == OpKind::kCombineCanonical) {
-      static_cast<typename F::Int*>(op.out)[ep.p] = v.mont();
+      store_int(static_cast<typename F::Int*>(op.out) + ep.p, v.mont());
     } else {
-      static_cast<F*>(op.out)[ep.p] = v;
+      store_elem(static_cast<F*>(op.out) + ep.p, v);
     }
     return;
   }
-  a.data[ep.p] = apply_factor(op, a, ep, x);
+  store_elem(a.data + ep.p, apply_factor(op, a, ep, x));
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
 CUZK_INLINE unsigned tile_words(const Geometry& g) { return (1u << (tile_elements_log(g) - g.k)) * line_stride(g); }
 // Where (line, row) sits in shared memory: lines padded by one element, and a row's low two
-// bits XORed with its next two, so that the radix-4 step's groups of four rows spread over
-// the banks (a permutation within each group of four keeps runs of rows conflict-free).
+// bits XORed with bits 3 and 4, so that the edge round's groups of eight rows (thread q on
+// rows 8q + t) spread over the banks; runs of consecutive rows stay conflict-free.
 CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) {
-  return line * line_stride(g) + (row ^ ((row >> 2) & 3));
+  return line * line_stride(g) + (row ^ ((row >> 3) & 3));
 }
 
-// The stages that run one at a time through shared memory; the two stages whose twiddles
-// are 1 and w_R^(R/4) only (DIF's last two, DIT's first two) run as one radix-4 step in
-// registers when the line has at least 4 rows.
-CUZK_INLINE bool has_radix4(const Geometry& g) { return g.k >= 2; }
-CUZK_INLINE unsigned first_single_stage(const Geometry& g, bool dit) { return dit && has_radix4(g) ? 2 : 0; }
-CUZK_INLINE unsigned end_single_stage(const Geometry& g, bool dit) { return !dit && has_radix4(g) ? g.k - 2 : g.k; }
+// A line's k stages run in rounds of up to kMaxRound stages, each round in registers on
+// groups of 2^stages rows (one shared-memory round trip and one barrier per round instead of
+// per stage). The round at the line's edge (DIF's distances 4, 2, 1, DIT's 1, 2, 4) is full
+// and knows its trivial twiddles at compile time; the short round, if any, is at the other
+// end. DIF runs rounds 0, 1, ... from stage 0; DIT's round 0 is its edge round.
+constexpr unsigned kMaxRound = 3;
+
+struct Round {
+  unsigned s0;      // first stage
+  unsigned stages;  // 1 ..= kMaxRound
+  bool edge;        // the group's rows are consecutive (its lowest distance is 1)
+};
+
+CUZK_INLINE unsigned round_count(const Geometry& g) { return (g.k + kMaxRound - 1) / kMaxRound; }
+
+CUZK_INLINE Round round_of(const Geometry& g, bool dit, unsigned i) {
+  const unsigned n = round_count(g);
+  const unsigned short_stages = g.k - kMaxRound * (n - 1);
+  if (dit) return {kMaxRound * i, i + 1 == n ? short_stages : kMaxRound, i == 0};
+  return {i == 0 ? 0 : short_stages + kMaxRound * (i - 1), i == 0 ? short_stages : kMaxRound, i + 1 == n};
+}
 
 // The three phases of a pass over one tile, run by `threads` threads with index `tid` (the
 // kernel puts a barrier between phases and between stages; the host model runs one thread).
@@ -243,59 +295,64 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
   }
   for (unsigned e = tid; e < count; e += threads) {
     const ElemPos ep = tile_element(a.g, tile, e);
-    smem[smem_index(a.g, ep.line, ep.row)] = apply_factor(a.pre, a, ep, a.data[ep.p]);
+    smem[smem_index(a.g, ep.line, ep.row)] = apply_factor(a.pre, a, ep, load_elem(a.data + ep.p));
   }
 }
 
-template <class F>
-CUZK_INLINE void tile_stage(const PassArgs<F>& a, unsigned s, F* smem, unsigned tid, unsigned threads) {
+// One round of R stages from stage s0 (see Round). Group q of a line holds the rows
+// base | t << lo, t < 2^R; DIF stage s0 + i pairs t with t + 2^(R-1-i), DIT stage s0 + i
+// with t + 2^i. A pair's twiddle index is (r0 mod distance) shifted as in a radix-2 pass:
+// << s for DIF, << (k - 1 - s) for DIT.
+template <unsigned R, bool kEdge, bool kDit, class F>
+CUZK_INLINE void tile_round(const PassArgs<F>& a, unsigned s0, F* smem, unsigned tid, unsigned threads) {
+  constexpr unsigned kRows = 1u << R;
   const unsigned count = 1u << tile_elements_log(a.g);
   const unsigned k = a.g.k;
+  const unsigned lo = kEdge ? 0 : (kDit ? s0 : k - s0 - R);
   const F* w = smem + tile_words(a.g);
-  for (unsigned b = tid; b < count / 2; b += threads) {
-    const unsigned line = b >> (k - 1);
-    const Butterfly bf = butterfly_rows(k, s, b & ((1u << (k - 1)) - 1), a.dit);
-    F& y0 = smem[smem_index(a.g, line, bf.r0)];
-    F& y1 = smem[smem_index(a.g, line, bf.r1)];
-    F x0 = y0, x1 = y1;
-    butterfly(x0, x1, w[bf.w], bf.w == 0, a.dit);
-    y0 = x0;
-    y1 = x1;
+  for (unsigned q = tid; q < (count >> R); q += threads) {
+    const unsigned line = q >> (k - R);
+    const unsigned gq = q & ((1u << (k - R)) - 1);
+    const unsigned low = gq & ((1u << lo) - 1);
+    const unsigned base = low | ((gq >> lo) << (lo + R));
+    unsigned at[kRows];
+    F x[kRows];
+    CUZK_UNROLL
+    for (unsigned t = 0; t < kRows; ++t) {
+      at[t] = smem_index(a.g, line, base | (t << lo));
+      x[t] = smem[at[t]];
+    }
+    CUZK_UNROLL
+    for (unsigned i = 0; i < R; ++i) {
+      const unsigned tb = kDit ? i : R - 1 - i;
+      const unsigned s = s0 + i;
+      CUZK_UNROLL
+      for (unsigned t = 0; t < kRows; ++t) {
+        if (t & (1u << tb)) continue;
+        const unsigned tj = t & ((1u << tb) - 1);
+        const unsigned j = low | (tj << lo);
+        const unsigned widx = kDit ? j << (k - 1 - s) : j << s;
+        // At the edge j is tj (low is empty): its zero twiddles are known here. Elsewhere
+        // the rare j == 0 multiplies by w^0 = 1 rather than diverge.
+        butterfly(x[t], x[t | (1u << tb)], w[widx], kEdge && tj == 0, kDit);
+      }
+    }
+    CUZK_UNROLL
+    for (unsigned t = 0; t < kRows; ++t) smem[at[t]] = x[t];
   }
 }
 
-// DIF's stages at distance 2 and 1 (DIT's at 1 and 2) on rows 4m .. 4m+3 of each line: of
-// the four butterflies only (1, 3) at distance 2 has a twiddle other than 1, w_R^(R/4).
-template <class F>
-CUZK_INLINE void tile_radix4(const PassArgs<F>& a, F* smem, unsigned tid, unsigned threads) {
-  const unsigned count = 1u << tile_elements_log(a.g);
-  const unsigned k = a.g.k;
-  const F w4 = smem[tile_words(a.g) + ((1u << k) >> 2)];
-  const F one = F::one();
-  for (unsigned q = tid; q < count / 4; q += threads) {
-    const unsigned line = q >> (k - 2);
-    const unsigned r = (q & ((1u << (k - 2)) - 1)) << 2;
-    unsigned at[4];
-    F x[4];
-    CUZK_UNROLL
-    for (unsigned i = 0; i < 4; ++i) {
-      at[i] = smem_index(a.g, line, r + i);
-      x[i] = smem[at[i]];
-    }
-    if (a.dit) {
-      butterfly(x[0], x[1], one, true, true);
-      butterfly(x[2], x[3], one, true, true);
-      butterfly(x[0], x[2], one, true, true);
-      butterfly(x[1], x[3], w4, false, true);
-    } else {
-      butterfly(x[0], x[2], one, true, false);
-      butterfly(x[1], x[3], w4, false, false);
-      butterfly(x[0], x[1], one, true, false);
-      butterfly(x[2], x[3], one, true, false);
-    }
-    CUZK_UNROLL
-    for (unsigned i = 0; i < 4; ++i) smem[at[i]] = x[i];
+// Round r of the pass (the kernel puts a barrier after each).
+template <bool kDit, class F>
+CUZK_INLINE void run_round(const PassArgs<F>& a, const Round& r, F* smem, unsigned tid, unsigned threads) {
+  if (r.edge) {
+    if (r.stages == 3) return tile_round<3, true, kDit>(a, r.s0, smem, tid, threads);
+    if (r.stages == 2) return tile_round<2, true, kDit>(a, r.s0, smem, tid, threads);
+    return tile_round<1, true, kDit>(a, r.s0, smem, tid, threads);
   }
+  if (r.stages == 3) return tile_round<3, false, kDit>(a, r.s0, smem, tid, threads);
+  if (r.stages == 2) return tile_round<2, false, kDit>(a, r.s0, smem, tid, threads);
+  return tile_round<1, false, kDit>(a, r.s0, smem, tid, threads);
 }
 
 template <class F>

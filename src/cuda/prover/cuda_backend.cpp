@@ -384,6 +384,36 @@ Result<std::unique_ptr<CudaBackend<C>>> CudaBackend<C>::create(const CudaBackend
 
 template <class C>
 Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const groth16::KeyView<C>& view) {
+  if (!view.zkey->has_points()) {
+    return invalid_argument("cuda backend: " + view.zkey->path() +
+                            ": the key holds no points on the host; prepare it with the device points it was "
+                            "built with (prepare_with_points)");
+  }
+  return prepare_impl(view, std::nullopt);
+}
+
+template <class C>
+Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_with_points(const groth16::KeyView<C>& view,
+                                                                                     DeviceKeyPoints<C> points) {
+  const auto& hdr = view.zkey->header();
+  const size_t vars = hdr.n_vars, privates = size_t(hdr.n_vars) - hdr.n_public - 1;
+  const std::pair<size_t, size_t> sizes[] = {{points.a.size(), vars},      {points.b1.size(), vars},
+                                             {points.b2.size(), vars},     {points.c.size(), privates},
+                                             {points.h.size(), hdr.domain_size}};
+  const char* names[] = {"A", "B1", "B2", "C", "H"};
+  for (size_t i = 0; i < 5; ++i) {
+    if (sizes[i].first != sizes[i].second) {
+      return invalid_argument("cuda backend: " + view.zkey->path() + ": device section " + names[i] + " has " +
+                              std::to_string(sizes[i].first) + " points, the header implies " +
+                              std::to_string(sizes[i].second));
+    }
+  }
+  return prepare_impl(view, std::move(points));
+}
+
+template <class C>
+Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_impl(const groth16::KeyView<C>& view,
+                                                                              std::optional<DeviceKeyPoints<C>> given) {
   CUZK_RETURN_IF_ERROR(set_device(options_.device));
   const formats::Zkey<C>& zkey = *view.zkey;
   const auto& hdr = zkey.header();
@@ -412,14 +442,22 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
   }
   zkey.done_with_coefficients();
 
-  const size_t point_bytes = zkey.a().size_bytes() + zkey.b1().size_bytes() + zkey.b2().size_bytes() +
-                             zkey.c().size_bytes() + zkey.h().size_bytes();
+  const size_t point_bytes = given ? 0  // already allocated: the budget's free bytes exclude them
+                                   : zkey.a().size_bytes() + zkey.b1().size_bytes() + zkey.b2().size_bytes() +
+                                         zkey.c().size_bytes() + zkey.h().size_bytes();
   CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
   // The points stay resident if a proof's working set in one lane still fits beside them;
   // it then runs in as many lanes (each holding an MSM's scratch) as fit too.
   const size_t up = upload_bytes(*key);
   const size_t work = working_bytes(*key, 1, options_.stream_chunk_points) + up;
-  key->streamed = options_.force_streamed || !alloc->fits(point_bytes + work);
+  key->streamed = !given && (options_.force_streamed || !alloc->fits(point_bytes + work));
+  if (given && !alloc->fits(work)) {
+    return Status{StatusCode::kResourceExhausted,
+                  "cuda backend: " + zkey.path() + ": a proof's working set (" + std::to_string(work >> 20) +
+                      " MiB) does not fit the device budget beside the key's points (" +
+                      std::to_string(given->bytes() >> 20) + " MiB held, " +
+                      std::to_string(alloc->stats().available_bytes() >> 20) + " MiB available)"};
+  }
   while (!key->streamed && key->lane_cap > 1 &&
          !alloc->fits(point_bytes + up + working_bytes(*key, key->lane_cap, options_.stream_chunk_points))) {
     --key->lane_cap;
@@ -431,7 +469,13 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare(const g
                       " MiB) do not fit the device budget (" + std::to_string(alloc->stats().available_bytes() >> 20) +
                       " MiB available) and streaming is off"};
   }
-  if (!key->streamed) {
+  if (given) {
+    key->a = std::move(given->a);
+    key->b1 = std::move(given->b1);
+    key->b2 = std::move(given->b2);
+    key->c = std::move(given->c);
+    key->h = std::move(given->h);
+  } else if (!key->streamed) {
     CUZK_ASSIGN_OR_RETURN(key->a, upload_span<G1>(zkey.a(), "prover.prepare.points_a", s));
     CUZK_ASSIGN_OR_RETURN(key->b1, upload_span<G1>(zkey.b1(), "prover.prepare.points_b1", s));
     CUZK_ASSIGN_OR_RETURN(key->b2, upload_span<G2>(zkey.b2(), "prover.prepare.points_b2", s));

@@ -20,11 +20,13 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
+#include "cuda/device_buffer.hpp"
 #include "cuda/prover/host_staging.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/precompute_spec.hpp"
@@ -63,6 +65,16 @@ struct CudaBackendOptions {
   std::function<void(const std::string&)> log;
 };
 
+// A key's point sections already in device memory, on the backend's device (the dev setup
+// of cuda/setup/device_key.hpp computes them there): prepare_with_points keeps them as the
+// key's resident copy, so they never cross PCIe.
+template <class C>
+struct DeviceKeyPoints {
+  DeviceBuffer<ec::Affine<typename C::G1>> a, b1, c, h;  // c: the zkey's C section (the L MSM)
+  DeviceBuffer<ec::Affine<typename C::G2>> b2;
+  size_t bytes() const { return a.size_bytes() + b1.size_bytes() + c.size_bytes() + h.size_bytes() + b2.size_bytes(); }
+};
+
 template <class C>
 class CudaBackend final : public groth16::Backend<C> {
  public:
@@ -92,6 +104,11 @@ class CudaBackend final : public groth16::Backend<C> {
   void set_msm_lanes(unsigned lanes) { options_.msm_lanes = lanes; }
 
   Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override;
+  // prepare() for a key whose points are already on the device (`key.zkey` may then hold
+  // none: formats::Zkey::held_elsewhere). The sizes must match the key's header; the key
+  // stays resident (never streamed) and gets precomputed bases as prepare() would give it.
+  Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare_with_points(const groth16::KeyView<C>& key,
+                                                                       DeviceKeyPoints<C> points);
   size_t upload_bytes(const groth16::PreparedKey<C>& key) const override;
   size_t compute_bytes(const groth16::PreparedKey<C>& key) const override;
   Result<std::unique_ptr<groth16::ProofJob<C>>> upload(const groth16::PreparedKey<C>& key,
@@ -107,6 +124,8 @@ class CudaBackend final : public groth16::Backend<C> {
 
  private:
   CudaBackend(const CudaBackendOptions& options, ThreadPool& pool, std::string name);
+  Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare_impl(const groth16::KeyView<C>& key,
+                                                                std::optional<DeviceKeyPoints<C>> points);
 
   CudaBackendOptions options_;
   ThreadPool& pool_;

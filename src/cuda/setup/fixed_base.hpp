@@ -9,13 +9,41 @@
 
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/stream.hpp"
 #include "ec/points.hpp"
 
 namespace cuzk::cuda {
 
-// `scalars` in Montgomery form (as the setup holds them); host memory in and out, streamed
-// through the current device in chunks. Device memory: the table plus about
-// 2^22 · (32 + 3·|Base| + 2·|Base|) bytes per chunk.
+// One generator's table on the device, reused for many calls (the dev setup's sections).
+// `scalars` are in Montgomery form (as the setup holds them) and stay in host memory; they
+// go up in chunks of 2^22 through one device buffer. Device memory: the table (~2 MiB for
+// G1, ~4 MiB for G2) and the 2^22-scalar chunk, plus the output (to_device) or a 2^22-point
+// chunk of it (to_host).
+template <class G>
+class FixedBaseMul {
+ public:
+  using Scalar = typename G::Scalar;
+  static Result<FixedBaseMul> create(const ec::Affine<G>& base, ThreadPool& pool);
+  // out[i] = scalars[i]·base into device memory the caller owns (scalars.size() points),
+  // finished when this returns.
+  Status to_device(std::span<const Scalar> scalars, ec::Affine<G>* out);
+  // The same into a new buffer of the device's accounted allocator (`site` names it).
+  Result<DeviceBuffer<ec::Affine<G>>> to_device(std::span<const Scalar> scalars, const char* site,
+                                                Reservation* from = nullptr);
+  // out[i] = scalars[i]·base in host memory.
+  Status to_host(std::span<const Scalar> scalars, std::span<ec::Affine<G>> out);
+
+ private:
+  FixedBaseMul(DeviceBuffer<ec::Affine<G>> table, unsigned windows, Stream stream, DeviceBuffer<Scalar> scalars);
+  Status issue(std::span<const Scalar> scalars, ec::Affine<G>* out);  // copies and launches, no wait
+  DeviceBuffer<ec::Affine<G>> table_;
+  unsigned windows_ = 0;
+  Stream stream_;
+  DeviceBuffer<Scalar> scalars_;
+};
+
+// One-shot form: out[i] = scalars[i]·base, host memory in and out.
 template <class G>
 Status fixed_base_mul(const ec::Affine<G>& base, std::span<const typename G::Scalar> scalars,
                       std::span<ec::Affine<G>> out, ThreadPool& pool);

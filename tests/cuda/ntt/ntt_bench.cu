@@ -4,7 +4,9 @@
 // timed with CUDA events (median after one warm-up). Every timed output is checked: up to
 // 2^24 all of it, on the device, against poly's result for the same input; above, at
 // random points against direct evaluation on the host (poly would take most of a call).
-// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T]
+// With --profile, each kernel's median time instead (forward, and one of snarkjs_h's three
+// transforms).
+// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T] [--profile]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/ntt/ntt.hpp"
+#include "cuda/ntt/ntt_pass.hpp"
 #include "cuda/stream.hpp"
 #include "ff/fields.hpp"
 #include "poly/domain.hpp"
@@ -212,6 +215,61 @@ Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOption
              full ? "all outputs (poly)" : "2 points per run (direct sum)"};
 }
 
+// Per-kernel medians of `runs` profiled transforms (after a warm-up): forward's passes and
+// bit reversal, and shift_evaluations' inverse DIF and forward DIT passes (one third of
+// snarkjs_h). Forward outputs are checked against poly up to 2^24.
+template <class F>
+Status profile_kernels(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s, uint64_t seed,
+                       std::vector<std::string>& lines) {
+  const size_t n = size_t(1) << log_n;
+  CUZK_ASSIGN_OR_RETURN(auto dom, NttDomain<F>::create(log_n, s, ff::RootConvention::kSnarkjs, opt));
+  auto x = random_vec<F>(n, seed);
+  CUZK_ASSIGN_OR_RETURN(auto src, to_device<F>(x, s));
+  CUZK_ASSIGN_OR_RETURN(auto work, DeviceBuffer<F>::allocate(n, "ntt bench work"));
+  CUZK_ASSIGN_OR_RETURN(auto count, DeviceBuffer<unsigned long long>::allocate(1, "ntt bench count"));
+  const bool full = log_n <= kFullCheckMaxLog;
+  DeviceBuffer<F> ref;
+  if (full) {
+    auto want = x;
+    poly::EvaluationDomain<F>::create(log_n).value().ntt(want, pool());
+    CUZK_ASSIGN_OR_RETURN(ref, to_device<F>(want, s));
+  }
+  const auto plan = ntt_detail::make_plan(log_n, opt.tile_log);
+  for (int what = 0; what < 2; ++what) {
+    std::vector<std::vector<float>> per;
+    for (int r = -1; r < runs; ++r) {
+      CUZK_RETURN_IF_ERROR(copy_device(work.data(), src.data(), n * sizeof(F), s));
+      CUZK_ASSIGN_OR_RETURN(
+          auto ms, what == 0 ? dom.forward_kernel_ms(work.data(), s) : dom.shift_evaluations_kernel_ms(work.data(), s));
+      if (what == 0 && full) {
+        CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
+        if (bad != 0)
+          return internal_error("profiled forward output differs from poly in " + std::to_string(bad) + " words");
+      }
+      if (r >= 0) per.push_back(ms);
+    }
+    for (size_t k = 0; k < per[0].size(); ++k) {
+      std::vector<float> v;
+      for (auto& p : per) v.push_back(p[k]);
+      std::sort(v.begin(), v.end());
+      std::string name;
+      const size_t np = plan.size();
+      if (what == 0) {
+        name = k < np ? "forward DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
+                      : std::string("forward bit reversal");
+      } else {
+        name = k < np ? "shift DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
+                      : "shift DIT pass " + std::to_string(2 * np - k) +
+                            " (k=" + std::to_string(plan[2 * np - k - 1].k) + ")";
+      }
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "| %s | 2^%u | %s | %.3f |", curve, log_n, name.c_str(), v[v.size() / 2]);
+      lines.push_back(buf);
+    }
+  }
+  return Status::ok();
+}
+
 template <class F>
 Result<Row> bench_snarkjs_h(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s,
                             uint64_t seed) {
@@ -274,9 +332,12 @@ int run(int argc, char** argv) {
   int runs = 5;
   std::vector<unsigned> logs = {20, 24, 27};
   NttOptions opt;
+  bool profile = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) {
+    if (arg == "--profile") {
+      profile = true;
+    } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--logs" && i + 1 < argc) {
       logs.clear();
@@ -287,7 +348,7 @@ int run(int argc, char** argv) {
     } else if (arg == "--tile" && i + 1 < argc) {
       opt.tile_log = unsigned(std::atoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--logs 20,24,27] [--tile T]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--logs 20,24,27] [--tile T] [--profile]\n", argv[0]);
       return 2;
     }
   }
@@ -305,7 +366,17 @@ int run(int argc, char** argv) {
   const Stream& s = *stream;
   const uint64_t seed = std::random_device{}();
   std::vector<Result<Row>> rows;
+  std::vector<std::string> prof;
+  std::string prof_error;
   for (unsigned log_n : logs) {
+    if (profile && prof_error.empty()) {
+      Status st = [&]() -> Status {
+        CUZK_RETURN_IF_ERROR(profile_kernels<bn254::Fr>("bn254", log_n, runs, opt, s, seed, prof));
+        return profile_kernels<bls12_381::Fr>("bls12_381", log_n, runs, opt, s, seed, prof);
+      }();
+      if (!st.is_ok()) prof_error = st.to_string();
+    }
+    if (profile) continue;
     rows.push_back(bench_forward<bn254::Fr>("bn254", log_n, runs, opt, s, seed));
     rows.push_back(bench_forward<bls12_381::Fr>("bls12_381", log_n, runs, opt, s, seed));
     rows.push_back(bench_snarkjs_h<bn254::Fr>("bn254", log_n, runs, opt, s, seed));
@@ -317,6 +388,12 @@ int run(int argc, char** argv) {
   std::printf(
       "\ndevice: %s (%d SMs); tile 2^%u; median of %d runs after a warm-up, CUDA events, inputs on the device\n\n",
       info->name.c_str(), info->sm_count, opt.tile_log, runs);
+  if (profile) {
+    std::printf("| curve | size | kernel | median ms |\n|---|---:|---|---:|\n");
+    for (auto& l : prof) std::printf("%s\n", l.c_str());
+    if (!prof_error.empty()) std::printf("| profile error: %s | | | |\n", prof_error.c_str());
+    std::printf("\n");
+  }
   std::printf("| operation | size | median ms | every timed output checked |\n|---|---:|---:|---|\n");
   int status = 0;
   for (auto& r : rows) {
@@ -327,7 +404,7 @@ int run(int argc, char** argv) {
     }
     std::printf("| %s | 2^%u | %.2f | %s |\n", r->op.c_str(), r->log_n, r->median_ms, r->checked.c_str());
   }
-  return status;
+  return prof_error.empty() ? status : 1;
 }
 
 }  // namespace

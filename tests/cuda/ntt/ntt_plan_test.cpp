@@ -63,10 +63,13 @@ struct HostModel {
     const uint64_t tiles = (uint64_t(1) << log_n) >> tile_elements_log(g);
     for (uint64_t t = 0; t < tiles; ++t) {
       load_tile(a, t, smem.data(), 0, 1);
-      if (dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
-      for (unsigned s = first_single_stage(g, dit); s < end_single_stage(g, dit); ++s)
-        tile_stage(a, s, smem.data(), 0, 1);
-      if (!dit && has_radix4(g)) tile_radix4(a, smem.data(), 0, 1);
+      for (unsigned i = 0; i < round_count(g); ++i) {
+        if (dit) {
+          run_round<true>(a, round_of(g, true, i), smem.data(), 0, 1);
+        } else {
+          run_round<false>(a, round_of(g, false, i), smem.data(), 0, 1);
+        }
+      }
       store_tile(a, t, smem.data(), 0, 1);
     }
   }
