@@ -25,7 +25,8 @@
 //
 // For G1 the level-1 accumulation can instead begin with rounds of batched affine
 // additions (cuda/msm/msm_affine.hpp) that shorten every bucket's run before the XYZZ
-// threads take it; chosen per size by measurement.
+// threads take it. Measured slower than XYZZ at every size on the H200 (BENCHMARKS.md,
+// "Batched-affine accumulation (H13)"), so it runs only when asked for.
 //
 // Synchronisation: one wait after the split (CUB's sort needs the counts on the host)
 // and one at the end for the result; nothing per window or per group. With pauses (a
