@@ -125,7 +125,6 @@ int run_device_key(const BenchArgs& a, ThreadPool& pool) {
 #endif
 
 int cmd_bench_device_key(const BenchArgs& a) {
-#if defined(CUZK_WITH_CUDA)
   if (a.backend != "auto" && a.backend != "cuda") {
     std::fprintf(stderr, "cuzk bench: --key-on-device needs --backend cuda (or auto), not %s\n", a.backend.c_str());
     return 2;
@@ -134,12 +133,12 @@ int cmd_bench_device_key(const BenchArgs& a) {
     std::fprintf(stderr, "cuzk bench: --key-on-device builds the demo circuit's key; it takes no --zkey\n");
     return 2;
   }
+#if defined(CUZK_WITH_CUDA)
   ThreadPool pool = make_pool(a.threads);
   return with_curve_name(a.curve, [&]<class C>() { return run_device_key<C>(a, pool); });
 #else
-  (void)a;
   std::fprintf(stderr, "cuzk bench: --key-on-device needs a CUDA build (this cuzk was built without nvcc)\n");
-  return 2;
+  return 1;
 #endif
 }
 

@@ -58,6 +58,15 @@ expect 0 "using the cached demo key" "demo reuses the cached keys" \
   "$cuzk" demo --no-selfcheck -n 500 -p 1 --cache "$tmp/cache"
 expect 0 "median" "bench reports median timings" "$cuzk" bench -n 500 -r 3 --cache "$tmp/cache"
 expect 0 "all .* checks passed" "demo --selfcheck-only passes" "$cuzk" demo --selfcheck-only 4
+# A key built in GPU memory needs the CUDA backend; without a device (CI) it says why.
+expect 2 "needs --backend cuda" "bench --key-on-device refuses the CPU backend" \
+  "$cuzk" bench --key-on-device -n 500 --backend cpu
+expect 2 "takes no --zkey" "bench --key-on-device takes no key file" \
+  "$cuzk" bench --key-on-device --zkey "$tmp/bn254/k.zkey" --wtns "$tmp/bn254/w.wtns"
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 1 "CUDA device\|without nvcc" "bench --key-on-device without a GPU fails with the reason" \
+    "$cuzk" bench --key-on-device -n 500 --backend cuda
+fi
 
 if ((failures > 0)); then
   echo "$failures checks failed"
