@@ -19,7 +19,8 @@
 # at its smallest sizes; or a list of benchmark names), CUZK_GPU_FIXTURES (snarkjs fixture tree,
 # default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20),
 # CUZK_GPU_DAEMON_STREAM (log2 of the daemon stream benchmark's proofs; unset: not run),
-# CUZK_GPU_DEVICE_KEY_LOGS (sizes of `cuzk bench --key-on-device`, BLS12-381 demo keys built
+# CUZK_GPU_CHAIN_LOGS (sizes of whole proofs of the built-in multiplication chain, both curves,
+# e.g. "20 24"; unset: none), CUZK_GPU_DEVICE_KEY_LOGS (sizes of `cuzk bench --key-on-device`, BLS12-381 demo keys built
 # straight into device memory, e.g. "24 27"; unset: not run).
 # Exit status: 0 when every device test and benchmark passed.
 set -uo pipefail
@@ -159,9 +160,10 @@ build_and_pack() {
   done
   git -C "$ROOT" rev-parse --short HEAD >"$PACK/COMMIT" 2>/dev/null || true
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "$(cat "$PACK/COMMIT") + local changes" >"$PACK/COMMIT"
-  # xz: the gzip pack outgrew the device tool's 64 MiB for everything carried (64.9 MB; xz 50 MB).
+  # xz -9: its 64 MiB dictionary spans several binaries, which carry the same kernels (the
+  # device tool takes 64 MiB for everything carried: gzip 65 MB at 6bf1292, xz -6 65 MB, xz -9 24 MB).
   rm -f "$PACK.tgz"
-  tar -C "$(dirname "$PACK")" -cJf "$PACK.txz" "$(basename "$PACK")"
+  tar -C "$(dirname "$PACK")" -cf - "$(basename "$PACK")" | xz -9 -T2 >"$PACK.txz"
   say "packed into $PACK ($(du -sh "$PACK" | cut -f1)) and $PACK.txz ($(du -sh "$PACK.txz" | cut -f1)): carry the .txz"
 }
 
@@ -246,6 +248,28 @@ if [[ -x $BIN/cuzk ]]; then
               printf "| %s | 2^%s | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", c, l, b, $2, $3, $4, msm, $11 }' \
           "$log" >>"$LOGS/proofs.md"
         grep -q "all .* proofs verified" "$log" || { FAILED=1; echo "   $curve 2^$lg $backend: proofs not verified"; }
+      done
+    done
+  done
+  # The multiplication chain (every witness value full-size: the MSMs over uniform scalars).
+  for curve in bn254 bls12_381; do
+    for lg in ${CUZK_GPU_CHAIN_LOGS:-}; do
+      n=$(((1 << lg) - 5))
+      for backend in cuda cpu; do
+        [[ $backend == cpu && $lg -gt 20 ]] && continue
+        log=$LOGS/chain-$curve-$lg-$backend.log
+        runs=3
+        [[ $backend == cpu ]] && runs=1
+        if ! timeout 300 "$BIN/cuzk" bench --builtin chain -n "$n" --curve "$curve" --backend "$backend" -r $runs \
+            >"$log" 2>&1; then
+          FAILED=1; echo "| $curve chain | 2^$lg | $backend | FAILED | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"
+          continue
+        fi
+        awk -v c="$curve chain" -v l="$lg" -v b="$backend" -v r="$runs" '$1 == "median" {
+              gsub("ms", ""); msm = $5 + $6 + $7 + $8 + $9;
+              printf "| %s | 2^%s | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms (median of %s) |\n", c, l, b, $2, $3, $4, msm, $11, r }' \
+          "$log" >>"$LOGS/proofs.md"
+        grep -q "all .* proofs verified" "$log" || { FAILED=1; echo "   chain $curve 2^$lg $backend: proofs not verified"; }
       done
     done
   done

@@ -127,7 +127,7 @@ int cmd_bench(const BenchArgs& a) {
     if (!id.is_ok()) return fail(id.status(), "bench");
     curve = formats::snarkjs_curve_name(*id);
   } else {
-    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, a.backend, pool);
+    auto files = ensure_demo_files(a.curve, a.demo_constraints, a.cache, a.backend, pool, a.circuit);
     if (!files.is_ok()) return fail(files.status(), "bench");
     plan.zkey = files->zkey;
     plan.wtns = files->wtns;

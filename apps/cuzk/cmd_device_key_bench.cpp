@@ -1,4 +1,4 @@
-// `cuzk bench --key-on-device`: the demo circuit's key built straight into device memory
+// `cuzk bench --key-on-device`: a built-in circuit's key (--builtin demo|chain) built straight into device memory
 // (cuda/prover/device_key.hpp), then proofs against it, each one verified. For sizes whose
 // key fits neither the disk nor the host's RAM (2^27: ~77 GB of points).
 #include <chrono>
@@ -37,8 +37,8 @@ template <class C>
 int run_device_key(const BenchArgs& a, ThreadPool& pool) {
   using Fr = typename C::Fr;
   const auto t_all = Clock::now();
-  std::printf("cuzk bench --key-on-device: %u constraints on %s, %d proofs, %zu threads\n", a.demo_constraints,
-              C::NAME, a.runs, pool.size());
+  std::printf("cuzk bench --key-on-device: %s circuit, %u constraints on %s, %d proofs, %zu threads\n",
+              a.circuit.c_str(), a.demo_constraints, C::NAME, a.runs, pool.size());
   auto sections = groth16::parse_precompute_spec(a.precompute, "--precompute");
   if (!sections.is_ok()) return fail(sections.status(), "bench");
   cuda::CudaBackendOptions o;
@@ -49,13 +49,13 @@ int run_device_key(const BenchArgs& a, ThreadPool& pool) {
   print_device_memory("before");
 
   auto t0 = Clock::now();
-  auto circuit = groth16::make_demo_circuit<Fr>(a.demo_constraints, 1);
+  auto circuit = groth16::make_named_circuit<Fr>(a.circuit, a.demo_constraints, 1);
   if (!circuit.is_ok()) return fail(circuit.status(), "bench");
-  std::printf("demo circuit: %u constraints, %u wires, %zu terms, built in %.2f s\n", circuit->r1cs.n_constraints,
-              circuit->r1cs.n_vars, circuit->r1cs.terms.size(), seconds_since(t0));
+  std::printf("%s circuit: %u constraints, %u wires, %zu terms, built in %.2f s\n", a.circuit.c_str(),
+              circuit->r1cs.n_constraints, circuit->r1cs.n_vars, circuit->r1cs.terms.size(), seconds_since(t0));
   print_insecure_banner();
   Progress progress;
-  const std::string label = std::string("demo key ") + C::NAME + " " + std::to_string(a.demo_constraints) +
+  const std::string label = a.circuit + " key " + C::NAME + " " + std::to_string(a.demo_constraints) +
                             " (built on the device)";
   auto dk = cuda::dev_setup_on_device<C>(circuit->r1cs, label, pool, setup_progress(progress));
   progress.done();
@@ -130,7 +130,7 @@ int cmd_bench_device_key(const BenchArgs& a) {
     return 2;
   }
   if (!a.zkey.empty()) {
-    std::fprintf(stderr, "cuzk bench: --key-on-device builds the demo circuit's key; it takes no --zkey\n");
+    std::fprintf(stderr, "cuzk bench: --key-on-device builds a built-in circuit's key (--builtin); it takes no --zkey\n");
     return 2;
   }
 #if defined(CUZK_WITH_CUDA)

@@ -47,6 +47,7 @@ struct BenchArgs {
   std::string backend = "auto";
   std::string precompute = "auto";  // --precompute: precomputed MSM bases on the GPU
   bool key_on_device = false;       // --key-on-device: the demo key built in device memory
+  std::string circuit = "demo";     // --builtin: demo (mostly 0/1 witness) or chain (full-size values)
 };
 int cmd_bench(const BenchArgs& a);
 // `bench --key-on-device` (cmd_device_key_bench.cpp): no zkey file, CUDA only.

@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
                     "precomputed MSM bases on the GPU (built at key load): auto, off or sections h,b2,a,b1,l")
       ->capture_default_str();
   bench->add_option("--cache", ba.cache, "cache directory (default $CUZK_CACHE or ~/.cache/cuzk)");
+  bench->add_option("--builtin", ba.circuit,
+                    "without --zkey: the built-in circuit, demo (hash-like, mostly 0/1 witness) or chain (t' = t*x + y: every value "
+                    "full-size, like bench/circuits/chain.circom)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"demo", "chain"}));
   bench->add_flag("--key-on-device", ba.key_on_device,
                   "build the demo circuit's INSECURE dev key straight into GPU memory (no zkey file, nothing cached; "
                   "CUDA only): for keys too large for the disk or the host's RAM, e.g. -n 134217723 (2^27)");

@@ -99,10 +99,12 @@ Result<std::string> cache_dir(const std::string& override_dir) {
 namespace {
 
 template <class C>
-Status build_demo_files(uint32_t constraints, const DemoFiles& out, const std::string& backend, ThreadPool& pool) {
+Status build_demo_files(const std::string& name, uint32_t constraints, const DemoFiles& out, const std::string& backend,
+                        ThreadPool& pool) {
   using Fr = typename C::Fr;
-  std::printf("building the demo circuit: %u constraints on %s (first use; cached afterwards)\n", constraints, C::NAME);
-  CUZK_ASSIGN_OR_RETURN(auto circuit, groth16::make_demo_circuit<Fr>(constraints, 1));
+  std::printf("building the %s circuit: %u constraints on %s (first use; cached afterwards)\n", name.c_str(),
+              constraints, C::NAME);
+  CUZK_ASSIGN_OR_RETURN(auto circuit, groth16::make_named_circuit<Fr>(name, constraints, 1));
   print_insecure_banner();
   Progress progress;
   auto t0 = std::chrono::steady_clock::now();
@@ -126,19 +128,22 @@ Status build_demo_files(uint32_t constraints, const DemoFiles& out, const std::s
 }  // namespace
 
 Result<DemoFiles> ensure_demo_files(const std::string& curve, uint32_t constraints, const std::string& cache,
-                                    const std::string& backend, ThreadPool& pool) {
+                                    const std::string& backend, ThreadPool& pool, const std::string& circuit) {
+  if (circuit != "demo" && circuit != "chain") {
+    return invalid_argument("--builtin " + circuit + ": expected demo or chain");
+  }
   CUZK_ASSIGN_OR_RETURN(std::string dir, cache_dir(cache));
   DemoFiles f;
   Status st = Status::ok();
   int rc = with_curve_name(curve, [&]<class C>() {
     // The name carries a layout version: bump it when the demo circuit changes.
-    std::string base = dir + "/demo-v1-" + C::NAME + "-" + std::to_string(constraints);
+    std::string base = dir + "/" + circuit + "-v1-" + C::NAME + "-" + std::to_string(constraints);
     f.zkey = base + ".zkey";
     f.vk = base + ".vk.json";
     f.wtns = base + ".wtns";
     if (fs::exists(f.zkey) && fs::exists(f.vk) && fs::exists(f.wtns)) return 0;
     f.built = true;
-    st = build_demo_files<C>(constraints, f, backend, pool);
+    st = build_demo_files<C>(circuit, constraints, f, backend, pool);
     return 0;
   });
   if (rc != 0) return invalid_argument("unknown curve " + curve);

@@ -91,8 +91,9 @@ struct DemoFiles {
   std::string zkey, vk, wtns;
   bool built = false;
 };
-// `backend` picks where the dev setup's point multiplications run (as --backend does).
+// `backend` picks where the dev setup's point multiplications run (as --backend does);
+// `circuit` is "demo" or "chain" (groth16::make_named_circuit).
 Result<DemoFiles> ensure_demo_files(const std::string& curve, uint32_t constraints, const std::string& cache,
-                                    const std::string& backend, ThreadPool& pool);
+                                    const std::string& backend, ThreadPool& pool, const std::string& circuit = "demo");
 
 }  // namespace cuzk::app

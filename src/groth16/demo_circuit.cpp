@@ -157,7 +157,62 @@ Result<DemoCircuit<Fr>> make_demo_circuit(uint32_t n_constraints, uint64_t seed)
   return b.finish();
 }
 
+template <class Fr>
+Result<DemoCircuit<Fr>> make_chain_circuit(uint32_t n_constraints, uint64_t seed) {
+  using Term = formats::R1csTerm<Fr>;
+  if (n_constraints < 2) {
+    return invalid_argument("chain circuit: " + std::to_string(n_constraints) + " constraints requested, at least 2 needed");
+  }
+  constexpr uint32_t kOut = 1, kAcc = 2, kX = 3, kY = 4;
+  const uint32_t steps = n_constraints - 1;
+  SplitMix rng{seed};
+  const Fr x = Fr::random(rng), y = Fr::random(rng);
+  // Wires: 1, out, acc, x, y, then t_1 .. t_{steps-1} (t_0 = x, t_steps = acc).
+  std::vector<Fr> w(size_t(5) + steps - 1);
+  w[0] = Fr::one();
+  w[kX] = x;
+  w[kY] = y;
+  formats::R1cs<Fr> r;
+  r.terms.reserve(size_t(4) * steps + 3);
+  r.offsets.reserve(size_t(3) * n_constraints + 1);
+  auto t_wire = [&](uint32_t i) { return i == 0 ? kX : i == steps ? kAcc : 4 + i; };
+  Fr t = x;
+  for (uint32_t i = 0; i < steps; ++i) {
+    const Fr next = t * x + y;
+    w[t_wire(i + 1)] = next;
+    const Term a[] = {{t_wire(i), Fr::one()}}, b[] = {{kX, Fr::one()}},
+               c[] = {{t_wire(i + 1), Fr::one()}, {kY, -Fr::one()}};
+    r.add_constraint(a, b, c);
+    t = next;
+  }
+  w[kOut] = t * t;
+  const Term a[] = {{kAcc, Fr::one()}}, b[] = {{kAcc, Fr::one()}}, c[] = {{kOut, Fr::one()}};
+  r.add_constraint(a, b, c);
+  r.n_vars = uint32_t(w.size());
+  r.n_outputs = 2;
+  r.n_pub_inputs = 2;
+  r.n_prv_inputs = 0;
+  r.n_labels = w.size();
+  DemoCircuit<Fr> out;
+  out.witness.resize(w.size());
+  for (size_t i = 0; i < w.size(); ++i) out.witness[i] = w[i].to_canonical();
+  out.r1cs = std::move(r);
+  return out;
+}
+
+template <class Fr>
+Result<DemoCircuit<Fr>> make_named_circuit(const std::string& name, uint32_t n_constraints, uint64_t seed) {
+  if (name == "demo") return make_demo_circuit<Fr>(n_constraints, seed);
+  if (name == "chain") return make_chain_circuit<Fr>(n_constraints, seed);
+  return invalid_argument("circuit \"" + name + "\": expected demo or chain");
+}
+
 template Result<DemoCircuit<bn254::Fr>> make_demo_circuit<bn254::Fr>(uint32_t, uint64_t);
+template Result<DemoCircuit<bn254::Fr>> make_chain_circuit<bn254::Fr>(uint32_t, uint64_t);
+template Result<DemoCircuit<bls12_381::Fr>> make_chain_circuit<bls12_381::Fr>(uint32_t, uint64_t);
+template Result<DemoCircuit<bn254::Fr>> make_named_circuit<bn254::Fr>(const std::string&, uint32_t, uint64_t);
+template Result<DemoCircuit<bls12_381::Fr>> make_named_circuit<bls12_381::Fr>(const std::string&, uint32_t,
+                                                                              uint64_t);
 template Result<DemoCircuit<bls12_381::Fr>> make_demo_circuit<bls12_381::Fr>(uint32_t, uint64_t);
 
 }  // namespace cuzk::groth16

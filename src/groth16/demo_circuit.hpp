@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/status.hpp"
@@ -32,5 +33,18 @@ inline constexpr uint32_t kDemoMinConstraints = 4;
 // public inputs and the bits, so equal seeds give equal circuits and witnesses.
 template <class Fr>
 Result<DemoCircuit<Fr>> make_demo_circuit(uint32_t n_constraints, uint64_t seed);
+
+// The multiplication chain of bench/circuits/chain.circom (t_{i+1} = t_i·x + y, out =
+// t_n², acc = t_n; outputs out, acc then public inputs x, y), with the constraints circom
+// emits for it once the linear ones are substituted: t_i·x = t_{i+1} − y per step, then
+// acc·acc = out. Every witness value is a full field element, the opposite of the demo's
+// mostly 0/1 mix: every MSM then runs over uniform scalars. Exactly `n_constraints`
+// constraints (n_constraints − 1 steps); `seed` picks x, y.
+template <class Fr>
+Result<DemoCircuit<Fr>> make_chain_circuit(uint32_t n_constraints, uint64_t seed);
+
+// "demo" or "chain": the circuit of that name (make_demo_circuit / make_chain_circuit).
+template <class Fr>
+Result<DemoCircuit<Fr>> make_named_circuit(const std::string& name, uint32_t n_constraints, uint64_t seed);
 
 }  // namespace cuzk::groth16

@@ -58,6 +58,9 @@ expect 0 "using the cached demo key" "demo reuses the cached keys" \
   "$cuzk" demo --no-selfcheck -n 500 -p 1 --cache "$tmp/cache"
 expect 0 "median" "bench reports median timings" "$cuzk" bench -n 500 -r 3 --cache "$tmp/cache"
 expect 0 "all .* checks passed" "demo --selfcheck-only passes" "$cuzk" demo --selfcheck-only 4
+expect 0 "all 2 proofs verified" "bench --builtin chain proves the multiplication chain" \
+  "$cuzk" bench --builtin chain -n 300 -r 2 --curve bls12_381 --backend cpu --cache "$tmp/cache"
+expect 0 "chain-v1-bls12_381-300" "bench --builtin chain caches its key apart from the demo's" ls "$tmp/cache"
 # A key built in GPU memory needs the CUDA backend; without a device (CI) it says why.
 expect 2 "needs --backend cuda" "bench --key-on-device refuses the CPU backend" \
   "$cuzk" bench --key-on-device -n 500 --backend cpu

@@ -68,5 +68,35 @@ TYPED_TEST(DemoCircuitTest, RejectsTooFewConstraints) {
   EXPECT_NE(c.status().message().find("at least 4"), std::string::npos);
 }
 
+// The chain: exactly the constraints asked for, satisfied, every private value full-size,
+// the public signals out = t_n^2, acc = t_n, x, y; a broken value unsatisfies it.
+TYPED_TEST(DemoCircuitTest, ChainIsSatisfiedWithFullSizeValues) {
+  using Fr = typename TypeParam::Fr;
+  for (uint32_t n : {2u, 3u, 100u, 4091u}) {
+    auto c = make_chain_circuit<Fr>(n, n);
+    ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+    EXPECT_EQ(c->r1cs.n_constraints, n);
+    EXPECT_EQ(c->r1cs.n_public(), 4u);
+    EXPECT_EQ(c->witness.size(), c->r1cs.n_vars);
+    EXPECT_EQ(c->r1cs.terms.capacity(), c->r1cs.terms.size());
+    auto w = as_field<Fr>(c->witness);
+    EXPECT_TRUE(c->r1cs.is_satisfied(w)) << n << " constraints";
+    EXPECT_EQ(w[1], w[2] * w[2]);  // out = acc^2
+    size_t small = 0;
+    for (size_t i = 5; i < w.size(); ++i) small += c->witness[i].is_zero() || c->witness[i] == Fr::Int::from_u64(1);
+    EXPECT_EQ(small, 0u);
+    for (size_t i : {size_t(2), w.size() - 1}) {
+      auto bad = w;
+      bad[i] += Fr::one();
+      EXPECT_FALSE(c->r1cs.is_satisfied(bad)) << "value " << i;
+    }
+  }
+  EXPECT_FALSE(make_chain_circuit<Fr>(1, 1).is_ok());
+  EXPECT_TRUE(make_named_circuit<Fr>("chain", 10, 1).is_ok());
+  auto bad = make_named_circuit<Fr>("sha", 10, 1);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("expected demo or chain"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cuzk::groth16
