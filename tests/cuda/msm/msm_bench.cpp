@@ -245,6 +245,7 @@ int run(int argc, char** argv) {
                                             {Mix::kUniform, 22, "52.9"},
                                             {Mix::kUniform, 24, "154.4"},
                                             {Mix::kUniform, 26, "566"},
+                                            {Mix::kUniform, 27, ""},  // with --max-log 27: the 2^27 H MSM
                                             {Mix::kWitness, 22, "17.4"}},
                                            {{22, "52.9"}, {24, "154.4"}}, true),
                                      accumulations, max_log, runs, pool, rng, *stream, rows);
