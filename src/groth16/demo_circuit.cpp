@@ -21,6 +21,22 @@ struct SplitMix {
   }
 };
 
+// Both built-in circuits have two outputs and two public inputs (wires 1..4), all wires
+// labelled; the witness in standard form, as a .wtns stores it.
+template <class Fr>
+DemoCircuit<Fr> finish_circuit(formats::R1cs<Fr> r, const std::vector<Fr>& w) {
+  r.n_vars = uint32_t(w.size());
+  r.n_outputs = 2;
+  r.n_pub_inputs = 2;
+  r.n_prv_inputs = 0;
+  r.n_labels = w.size();
+  DemoCircuit<Fr> out;
+  out.witness.resize(w.size());
+  for (size_t i = 0; i < w.size(); ++i) out.witness[i] = w[i].to_canonical();
+  out.r1cs = std::move(r);
+  return out;
+}
+
 template <class Fr>
 class Builder {
  public:
@@ -91,18 +107,7 @@ class Builder {
     return next;
   }
 
-  DemoCircuit<Fr> finish() {
-    r_.n_vars = uint32_t(w_.size());
-    r_.n_outputs = 2;
-    r_.n_pub_inputs = 2;
-    r_.n_prv_inputs = 0;
-    r_.n_labels = w_.size();
-    DemoCircuit<Fr> out;
-    out.witness.resize(w_.size());
-    for (size_t i = 0; i < w_.size(); ++i) out.witness[i] = w_[i].to_canonical();
-    out.r1cs = std::move(r_);
-    return out;
-  }
+  DemoCircuit<Fr> finish() { return finish_circuit(std::move(r_), w_); }
 
   size_t n_bits() const { return bits_.size(); }
 
@@ -188,16 +193,7 @@ Result<DemoCircuit<Fr>> make_chain_circuit(uint32_t n_constraints, uint64_t seed
   w[kOut] = t * t;
   const Term a[] = {{kAcc, Fr::one()}}, b[] = {{kAcc, Fr::one()}}, c[] = {{kOut, Fr::one()}};
   r.add_constraint(a, b, c);
-  r.n_vars = uint32_t(w.size());
-  r.n_outputs = 2;
-  r.n_pub_inputs = 2;
-  r.n_prv_inputs = 0;
-  r.n_labels = w.size();
-  DemoCircuit<Fr> out;
-  out.witness.resize(w.size());
-  for (size_t i = 0; i < w.size(); ++i) out.witness[i] = w[i].to_canonical();
-  out.r1cs = std::move(r);
-  return out;
+  return finish_circuit(std::move(r), w);
 }
 
 template <class Fr>
