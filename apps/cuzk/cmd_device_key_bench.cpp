@@ -63,8 +63,7 @@ int run_device_key(const BenchArgs& a, ThreadPool& pool) {
   std::printf("key on the device in %.2f s: scalars on the host %.2f s, G1 points %.2f s, G2 points %.2f s "
               "(%.2f GiB of points)\n",
               dk->total_s, dk->scalars_s, dk->g1_s, dk->g2_s, gib(dk->points.bytes()));
-  formats::R1cs<Fr>().terms.swap(circuit->r1cs.terms);  // the proofs need only the witness
-  std::vector<uint64_t>().swap(circuit->r1cs.offsets);
+  circuit->r1cs = formats::R1cs<Fr>{};  // frees the terms: the proofs need only the witness
 
   t0 = Clock::now();
   auto prover = groth16::Prover<C>::create(dk->zkey, **backend, pool, [&](const groth16::KeyView<C>& view) {
