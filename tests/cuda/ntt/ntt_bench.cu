@@ -171,48 +171,71 @@ Result<double> timed(const Stream& s, int runs, Restore restore, Op op, Check ch
   return times[times.size() / 2];
 }
 
+// One forward transform's inputs on the device: the domain, random coefficients (`src`, kept)
+// and a work buffer the transform runs in; up to 2^kFullCheckMaxLog also poly's forward
+// output (`ref`) to compare the whole result with.
+template <class F>
+struct ForwardFixture {
+  size_t n;
+  NttDomain<F> dom;
+  std::vector<F> x;
+  DeviceBuffer<F> src, work, ref;
+  DeviceBuffer<unsigned long long> count;
+  bool full;
+
+  static Result<ForwardFixture> create(unsigned log_n, NttOptions opt, const Stream& s, uint64_t seed) {
+    const size_t n = size_t(1) << log_n;
+    CUZK_ASSIGN_OR_RETURN(auto dom, NttDomain<F>::create(log_n, s, ff::RootConvention::kSnarkjs, opt));
+    auto x = random_vec<F>(n, seed);
+    CUZK_ASSIGN_OR_RETURN(auto src, to_device<F>(x, s));
+    CUZK_ASSIGN_OR_RETURN(auto work, DeviceBuffer<F>::allocate(n, "ntt bench work"));
+    CUZK_ASSIGN_OR_RETURN(auto count, DeviceBuffer<unsigned long long>::allocate(1, "ntt bench count"));
+    const bool full = log_n <= kFullCheckMaxLog;
+    DeviceBuffer<F> ref;
+    if (full) {
+      auto want = x;
+      poly::EvaluationDomain<F>::create(log_n).value().ntt(want, pool());
+      CUZK_ASSIGN_OR_RETURN(ref, to_device<F>(want, s));
+    }
+    CUZK_RETURN_IF_ERROR(s.synchronize());
+    return ForwardFixture{
+        n, std::move(dom), std::move(x), std::move(src), std::move(work), std::move(ref), std::move(count), full};
+  }
+
+  Status restore(const Stream& s) { return copy_device(work.data(), src.data(), n * sizeof(F), s); }
+
+  // Only where `full`: the work buffer equals poly's output word for word.
+  Status check_all(const char* what, const Stream& s) {
+    CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
+    if (bad != 0)
+      return internal_error(std::string(what) + " output differs from poly in " + std::to_string(bad) + " words");
+    return Status::ok();
+  }
+};
+
 template <class F>
 Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s, uint64_t seed) {
-  const size_t n = size_t(1) << log_n;
-  CUZK_ASSIGN_OR_RETURN(auto dom, NttDomain<F>::create(log_n, s, ff::RootConvention::kSnarkjs, opt));
-  auto x = random_vec<F>(n, seed);
-  CUZK_ASSIGN_OR_RETURN(auto src, to_device<F>(x, s));
-  CUZK_ASSIGN_OR_RETURN(auto work, DeviceBuffer<F>::allocate(n, "ntt bench work"));
-  CUZK_ASSIGN_OR_RETURN(auto count, DeviceBuffer<unsigned long long>::allocate(1, "ntt bench count"));
-  const bool full = log_n <= kFullCheckMaxLog;
-  DeviceBuffer<F> ref;
-  if (full) {
-    auto want = x;
-    poly::EvaluationDomain<F>::create(log_n).value().ntt(want, pool());
-    CUZK_ASSIGN_OR_RETURN(ref, to_device<F>(want, s));
-  }
-  CUZK_RETURN_IF_ERROR(s.synchronize());
+  CUZK_ASSIGN_OR_RETURN(auto fx, ForwardFixture<F>::create(log_n, opt, s, seed));
   std::mt19937_64 pick(seed ^ 0x5A5A);
   CUZK_ASSIGN_OR_RETURN(
       double ms,
       timed(
-          s, runs, [&] { return copy_device(work.data(), src.data(), n * sizeof(F), s); },
-          [&] { return dom.forward(work.data(), s); },
+          s, runs, [&] { return fx.restore(s); }, [&] { return fx.dom.forward(fx.work.data(), s); },
           [&]() -> Status {
-            if (full) {
-              CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
-              if (bad != 0)
-                return internal_error("forward output differs from poly in " + std::to_string(bad) + " words");
-              return Status::ok();
-            }
+            if (fx.full) return fx.check_all("forward", s);
             for (int t = 0; t < 2; ++t) {
-              const size_t k = pick() % n;
+              const size_t k = pick() % fx.n;
               F got;
-              CUZK_RETURN_IF_ERROR(work.download(std::span<F>(&got, 1), s, k));
+              CUZK_RETURN_IF_ERROR(fx.work.download(std::span<F>(&got, 1), s, k));
               CUZK_RETURN_IF_ERROR(s.synchronize());
-              if (got != eval_coefficients(x, dom.omega().pow(uint64_t(k)))) {
+              if (got != eval_coefficients(fx.x, fx.dom.omega().pow(uint64_t(k)))) {
                 return internal_error("forward output at " + std::to_string(k) + " differs from direct evaluation");
               }
             }
             return Status::ok();
           }));
   return Row{std::string(curve) + " forward NTT", log_n, ms,
-             full ? "all outputs (poly)" : "2 points per run (direct sum)"};
+             fx.full ? "all outputs (poly)" : "2 points per run (direct sum)"};
 }
 
 // Per-kernel medians of `runs` profiled transforms (after a warm-up): forward's passes and
@@ -221,31 +244,15 @@ Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOption
 template <class F>
 Status profile_kernels(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s, uint64_t seed,
                        std::vector<std::string>& lines) {
-  const size_t n = size_t(1) << log_n;
-  CUZK_ASSIGN_OR_RETURN(auto dom, NttDomain<F>::create(log_n, s, ff::RootConvention::kSnarkjs, opt));
-  auto x = random_vec<F>(n, seed);
-  CUZK_ASSIGN_OR_RETURN(auto src, to_device<F>(x, s));
-  CUZK_ASSIGN_OR_RETURN(auto work, DeviceBuffer<F>::allocate(n, "ntt bench work"));
-  CUZK_ASSIGN_OR_RETURN(auto count, DeviceBuffer<unsigned long long>::allocate(1, "ntt bench count"));
-  const bool full = log_n <= kFullCheckMaxLog;
-  DeviceBuffer<F> ref;
-  if (full) {
-    auto want = x;
-    poly::EvaluationDomain<F>::create(log_n).value().ntt(want, pool());
-    CUZK_ASSIGN_OR_RETURN(ref, to_device<F>(want, s));
-  }
+  CUZK_ASSIGN_OR_RETURN(auto fx, ForwardFixture<F>::create(log_n, opt, s, seed));
   const auto plan = ntt_detail::make_plan(log_n, opt.tile_log);
   for (int what = 0; what < 2; ++what) {
     std::vector<std::vector<float>> per;
     for (int r = -1; r < runs; ++r) {
-      CUZK_RETURN_IF_ERROR(copy_device(work.data(), src.data(), n * sizeof(F), s));
-      CUZK_ASSIGN_OR_RETURN(
-          auto ms, what == 0 ? dom.forward_kernel_ms(work.data(), s) : dom.shift_evaluations_kernel_ms(work.data(), s));
-      if (what == 0 && full) {
-        CUZK_ASSIGN_OR_RETURN(auto bad, mismatches(work.data(), ref.data(), n * sizeof(F), count, s));
-        if (bad != 0)
-          return internal_error("profiled forward output differs from poly in " + std::to_string(bad) + " words");
-      }
+      CUZK_RETURN_IF_ERROR(fx.restore(s));
+      CUZK_ASSIGN_OR_RETURN(auto ms, what == 0 ? fx.dom.forward_kernel_ms(fx.work.data(), s)
+                                               : fx.dom.shift_evaluations_kernel_ms(fx.work.data(), s));
+      if (what == 0 && fx.full) CUZK_RETURN_IF_ERROR(fx.check_all("profiled forward", s));
       if (r >= 0) per.push_back(ms);
     }
     for (size_t k = 0; k < per[0].size(); ++k) {
