@@ -74,7 +74,7 @@ struct Xyzz {
     Base m = x2.dbl() + x2;
     Xyzz r;
     r.x = m.square() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
+    r.y = Base::mul_sub(m, s - r.x, w, y);
     r.zz = v * zz;
     r.zzz = w * zzz;
     return r;
@@ -96,7 +96,7 @@ struct Xyzz {
     Base q = u1 * pp;
     Xyzz r;
     r.x = rr.square() - ppp - q.dbl();
-    r.y = rr * (q - r.x) - s1 * ppp;
+    r.y = Base::mul_sub(rr, q - r.x, s1, ppp);
     r.zz = zz * o.zz * pp;
     r.zzz = zzz * o.zzz * ppp;
     return r;
@@ -116,7 +116,7 @@ struct Xyzz {
     Base q = x * pp;
     Xyzz r;
     r.x = rr.square() - ppp - q.dbl();
-    r.y = rr * (q - r.x) - y * ppp;
+    r.y = Base::mul_sub(rr, q - r.x, y, ppp);
     r.zz = zz * pp;
     r.zzz = zzz * ppp;
     return r;

