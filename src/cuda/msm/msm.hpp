@@ -20,8 +20,9 @@
 //
 // With PrecomputedBases (shifted copies 2^(c·j)·P of every base, built once per base
 // set), every window's digits index their own copy and all windows end in ONE set of
-// buckets (each window group's buckets are folded into it): one reduction, no doublings
-// between windows.
+// buckets: one reduction, no doublings between windows. The first window group
+// accumulates into that set directly; a later group's buckets are folded into it (2^(c-1)
+// full additions), so these groups are made large enough that 2^24 points take one.
 //
 // For G1 the level-1 accumulation can instead begin with rounds of batched affine
 // additions (cuda/msm/msm_affine.hpp) that shorten every bucket's run before the XYZZ
@@ -55,6 +56,9 @@ struct MsmStats {
   // in: a paced run's slice, in entries, instead of the default (0); for tests that need
   // many slices at small sizes.
   size_t paced_slice_entries = 0;
+  // in: sorted entries per window group instead of the default (0), so a test can run
+  // several window groups (and, with precomputed bases, their folds) at small sizes.
+  size_t group_entries = 0;
   // in: the level-1 bucket accumulation: 0 the size's choice (CUZK_MSM_ACCUMULATION=xyzz
   // or =affine overrides it), 1 XYZZ mixed additions, 2 batched affine rounds first (G1
   // only: G2 always takes XYZZ; a paced run too). scratch_bytes() covers only the choice.

@@ -22,6 +22,12 @@ namespace cuzk::cuda::msm_detail {
 constexpr unsigned kThreads = 128;
 constexpr unsigned kMaxWindows = 128;              // c >= 2 over at most 256 bits
 constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pairs per window group
+// With precomputed bases every group after the first costs a fold of the whole bucket set
+// (2^(c-1) full additions): their groups are larger. At 2^24 points with 22-bit windows
+// (12 windows, 2^21 buckets) the four groups of 2^26 entries spent 3 folds, and at 24 bits
+// (2^23 buckets) 4 folds and the reduction took 29 ms of a 124 ms MSM (H200). 2^28 entries
+// (4 GiB of sorted pairs) hold every window of 2^24 points in one group.
+constexpr size_t kSharedGroupEntries = size_t(1) << 28;
 constexpr size_t kOnesPartials = 131072;           // at most this many threads sum the scalars equal to 1
 // log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
 // the items, and so half the cost, of the second level), 8 below (enough threads).
@@ -55,9 +61,17 @@ struct Plan {
   bool shared = false;  // precomputed bases: every window adds into one bucket set
   size_t stride = 0;    // precomputed bases: points per copy (window w reads copy w)
   unsigned log_l1 = 0;  // log2 of the first reduction level's chunk
+  size_t group_cap = 0;  // entries per window group instead of the default (0; tests)
   size_t bucket_rows() const { return shared ? 1 : group; }
   size_t reduce_rows() const { return shared ? 1 : windows; }
   size_t first_chunks() const { return nb >> log_l1; }  // per reduced row
+  size_t group_entries() const {
+    return group_cap != 0 ? group_cap : shared ? kSharedGroupEntries : kGroupEntries;
+  }
+  // Entries of the largest window group over at most m_hi points.
+  size_t max_group_entries(size_t m_hi) const {
+    return std::min(size_t(windows) * m_hi, std::max(m_hi, group_entries()));
+  }
 };
 
 // Mixed additions a bucket costs in the reduction, beside the one per point per window:
@@ -70,7 +84,8 @@ inline unsigned choose_window(size_t m, size_t bits, double bucket_cost = kBucke
   const double m_eff = double(size_t(1) << floor_log2(m)) * 1.4;
   unsigned best = 2;
   double best_cost = 1e300;
-  for (unsigned c = 2; c <= 20; ++c) {
+  // Up to 22 bits: the model picks 22 from 2^26 points on (12 windows instead of 13).
+  for (unsigned c = 2; c <= 22; ++c) {
     double cost = double(windows_for(c, bits)) * (m_eff + bucket_cost * double(size_t(1) << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
@@ -81,23 +96,26 @@ inline unsigned choose_window(size_t m, size_t bits, double bucket_cost = kBucke
 }
 
 inline Plan finish_plan(Plan p) {
-  p.group = unsigned(std::clamp<size_t>(kGroupEntries / std::max<size_t>(p.m, 1), 1, p.windows));
+  p.group = unsigned(std::clamp<size_t>(p.group_entries() / std::max<size_t>(p.m, 1), 1, p.windows));
   p.nb = size_t(1) << (p.c - 1);
   p.log_l1 = p.c >= kWideWindowBits ? kFirstChunkLogWide : std::min(kFirstChunkLog, p.c - 1);
   return p;
 }
 
-inline Plan make_plan(size_t m, size_t bits, unsigned force_c = 0, double bucket_cost = kBucketCost) {
+inline Plan make_plan(size_t m, size_t bits, unsigned force_c = 0, double bucket_cost = kBucketCost,
+                      size_t group_cap = 0) {
   Plan p;
   p.m = m;
+  p.group_cap = group_cap;
   p.c = force_c != 0 ? force_c : choose_window(m, bits, bucket_cost);
   p.windows = windows_for(p.c, bits);  // Booth digits need one bit above the top
   return finish_plan(p);
 }
 
-inline Plan make_shared_plan(size_t m, unsigned c, unsigned windows, size_t stride) {
+inline Plan make_shared_plan(size_t m, unsigned c, unsigned windows, size_t stride, size_t group_cap = 0) {
   Plan p;
   p.m = m;
+  p.group_cap = group_cap;
   p.c = c;
   p.windows = windows;
   p.shared = true;
@@ -204,9 +222,9 @@ struct GroupScratch {
     total_bytes = cv.used();
   }
   GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total_bytes)
-      : GroupScratch(base, std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)),
+      : GroupScratch(base, p.max_group_entries(m_hi),
                      p.bucket_rows() * (p.nb + 1), p.shared ? p.nb + 1 : 0,
-                     p.shared ? std::min(size_t(p.windows) * m_hi, std::max(m_hi, kGroupEntries)) : m_hi, p.c,
+                     p.shared ? p.max_group_entries(m_hi) : m_hi, p.c,
                      p.reduce_rows(), p.first_chunks(), total_bytes) {}
 };
 
@@ -611,14 +629,14 @@ unsigned PrecomputedBases<G>::windows_for(unsigned window_bits) {
 template <class G>
 unsigned PrecomputedBases<G>::choose_window_bits(size_t n) {
   // One bucket set: per point one addition per window, per bucket ~kBucketCost once.
-  // Capped at 20: on the H200 at 2^24, 22- and 23-bit windows accumulated twice as slowly
-  // as 20-bit ones (BLS12-381 G1: 214 and 226 ms against 121; cause not yet found), and
-  // 20 was also the fastest at 2^22 (G1 of both curves, G2).
+  // Up to 24 bits: wider windows were once capped at 20 because their MSMs ran slower, which
+  // was the folds of the window groups' bucket sets (kSharedGroupEntries), not the
+  // accumulation: at 2^24 its rate is the same at 20, 22 and 24 bits (H200).
   using namespace msm_detail;
   const double m = double(std::max<size_t>(n, 1));
   unsigned best = 8;
   double best_cost = 1e300;
-  for (unsigned c = 8; c <= 20; ++c) {
+  for (unsigned c = 8; c <= 24; ++c) {
     const double cost = double(windows_for(c)) * m + kBucketCost * double(size_t(1) << (c - 1));
     if (cost < best_cost) {
       best_cost = cost;
@@ -680,7 +698,7 @@ size_t Msm<G>::scratch_bytes(size_t n) {
     const Plan p = make_plan(lo, bits, 0, bucket_cost<G>());
     size_t bytes = group_bytes_bound<G>(p, hi);
     if (affine_wanted<G>(hi, 0)) {
-      const size_t entries = std::min(size_t(p.windows) * hi, std::max(hi, kGroupEntries));
+      const size_t entries = p.max_group_entries(hi);
       bytes += affine_scratch_bytes<G>(entries, p.bucket_rows() * (p.nb + 1));
     }
     group = std::max(group, bytes);
@@ -698,7 +716,7 @@ size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
   const Plan p = make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points());
   size_t bytes = group_bytes_bound<G>(p, n);
   if (affine_wanted<G>(n, 0)) {
-    bytes += affine_scratch_bytes<G>(std::min(size_t(p.windows) * n, std::max(n, kGroupEntries)), p.nb + 1);
+    bytes += affine_scratch_bytes<G>(p.max_group_entries(n), p.nb + 1);
   }
   return split + bytes;
 }
@@ -732,12 +750,14 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   const bool profile = stats != nullptr && stats->profile;
   const unsigned force_c = stats != nullptr ? stats->force_window_bits : 0;
   const size_t force_slice = stats != nullptr ? stats->paced_slice_entries : 0;
+  const size_t group_cap = stats != nullptr ? stats->group_entries : 0;
   const unsigned pick = stats != nullptr ? stats->accumulation : 0;
   if (stats != nullptr) {
     *stats = MsmStats{};
     stats->profile = profile;
     stats->force_window_bits = force_c;
     stats->paced_slice_entries = force_slice;
+    stats->group_entries = group_cap;
     stats->accumulation = pick;
   }
   if (pick > unsigned(Accumulation::kAffine)) {
@@ -816,8 +836,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   Plan plan;
   DeviceBuffer<uint8_t> group_buf;
   if (m != 0) {
-    plan = pre != nullptr ? make_shared_plan(m, pre->window_bits(), pre->windows(), pre->points())
-                          : make_plan(m, bits, force_c, bucket_cost<G>());
+    plan = pre != nullptr ? make_shared_plan(m, pre->window_bits(), pre->windows(), pre->points(), group_cap)
+                          : make_plan(m, bits, force_c, bucket_cost<G>(), group_cap);
     size_t group_bytes = 0;
     GroupScratch<G>(nullptr, plan, m, group_bytes);
     CUZK_ASSIGN_OR_RETURN(group_buf,
@@ -858,8 +878,14 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
                                            plan.c, gs.sort_temp, gs.sort_temp_bytes, s));
         }
       }
-      CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, plan.bucket_rows() * (plan.nb + 1) * sizeof(P), s),
-                                "msm: clearing the buckets");
+      // With precomputed bases the first group accumulates straight into the run's one set
+      // (cleared above); later groups into a set of their own, folded into it afterwards.
+      P* const buckets = plan.shared && w0 == 0 ? gs.total : gs.buckets;
+      if (buckets != gs.total) {
+        CUZK_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(gs.buckets, 0, plan.bucket_rows() * (plan.nb + 1) * sizeof(P), s),
+            "msm: clearing the buckets");
+      }
       timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
@@ -872,7 +898,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
           const unsigned rounds = affine_rounds<G>(entries, distinct);
           // keys_in / vals_in are free once sorted: the rounds' keys go there.
           CUZK_ASSIGN_OR_RETURN(threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries,
-                                                                    distinct, rounds, plan.c, plan.nb, gs.buckets,
+                                                                    distinct, rounds, plan.c, plan.nb, buckets,
                                                                     gs.pkeys_a, gs.pvals_a, gs.keys_in, gs.vals_in,
                                                                     affine_buf.data(), s));
           last = threads == 1;
@@ -884,7 +910,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
         const size_t t1 = std::min(threads, t0 + slice_threads);
         accumulate_points_kernel<G><<<blocks_for(t1 - t0), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
                                                                              per_thread, t0, t1, plan.c, plan.nb,
-                                                                             gs.buckets, gs.pkeys_a, gs.pvals_a, last);
+                                                                             buckets, gs.pkeys_a, gs.pvals_a, last);
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       }
       uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
@@ -896,7 +922,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
         last = threads == 1;
         accumulate_partials_kernel<G>
             <<<blocks_for(threads), kThreads, 0, s>>>(keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c,
-                                                      plan.nb, gs.buckets, keys_io[cur ^ 1], vals_io[cur ^ 1], last);
+                                                      plan.nb, buckets, keys_io[cur ^ 1], vals_io[cur ^ 1], last);
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_partials_kernel"));
         cur ^= 1;
         count = 2 * threads;
@@ -904,8 +930,10 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       timer.mark(StageTimer::kAccumulate);
 
       if (plan.shared) {
-        fold_buckets_kernel<G><<<blocks_for(plan.nb), kThreads, 0, s>>>(gs.buckets, plan.nb, gs.total);
-        CUZK_RETURN_IF_ERROR(check_launch("msm.fold_buckets_kernel"));
+        if (buckets != gs.total) {
+          fold_buckets_kernel<G><<<blocks_for(plan.nb), kThreads, 0, s>>>(gs.buckets, plan.nb, gs.total);
+          CUZK_RETURN_IF_ERROR(check_launch("msm.fold_buckets_kernel"));
+        }
       } else {
         const size_t off = size_t(w0) * plan.first_chunks();
         CUZK_RETURN_IF_ERROR(

@@ -368,6 +368,32 @@ TYPED_TEST(DeviceMsm, PrecomputedBasesMatchCpu) {
   }
 }
 
+// Window groups of one and of three windows (MsmStats::group_entries), plain and with
+// precomputed bases: each group's bucket sets and, with precomputed bases, the folds of the
+// later groups into the one set, at a size where the default takes every window at once.
+TYPED_TEST(DeviceMsm, SeveralWindowGroupsMatchCpu) {
+  auto rng = seeded_rng("window groups");
+  const size_t n = std::min<size_t>(this->kMax, 5000);
+  const auto bases = this->prefix(n);
+  const auto d_bases = this->upload_bases(bases);
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, 10, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  const auto s = msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng);
+  const auto want = this->cpu(bases, s).to_affine();
+  for (unsigned per_group : {1u, 3u}) {
+    MsmStats plain;
+    plain.group_entries = per_group * n;
+    EXPECT_EQ(this->gpu(bases, s, 0, &plain).to_affine(), want) << per_group << " windows per group";
+    EXPECT_EQ(plain.windows_per_group, per_group);
+    MsmStats shared;
+    shared.group_entries = per_group * n;
+    EXPECT_EQ(this->gpu_pre(*pre, s, &shared).to_affine(), want) << per_group << " windows per group, precomputed";
+    EXPECT_TRUE(shared.precomputed);
+    EXPECT_EQ(shared.windows_per_group, per_group);
+    EXPECT_GT(shared.windows, 2 * per_group);
+  }
+}
+
 TYPED_TEST(DeviceMsm, PrecomputedWithInfinityAndRepeatedBasesMatchesCpu) {
   auto rng = seeded_rng("precomputed edge");
   const size_t n = 10000;
