@@ -6,11 +6,14 @@
 // build time beside them); "c=N" rows force the window width (a sweep).
 // Usage: cuda_msm_bench [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..]
 //                       [--pre C1,C2,..] [--groups G1,G2,..] [--accumulation choice|xyzz|affine|both]
+//                       [--cache-freed]
 //   K: skip sizes above 2^K; --sweep: also BLS12-381 G1 2^22..2^27 and BN254 G1 2^24 at
 //   each forced width; --g2-sweep: BLS12-381 G2 2^20/2^22 likewise; --pre: the
 //   precomputed rows at these widths instead of the choice; --groups: only these groups
 //   (bls12_381_g1, bn254_g1, bls12_381_g2, bn254_g2; default all); --accumulation: the
-//   level-1 path (MsmStats::accumulation), "both" runs every case with XYZZ then affine.
+//   level-1 path (MsmStats::accumulation), "both" runs every case with XYZZ then affine;
+//   --cache-freed: the allocator keeps freed blocks for reuse, as the daemon runs it, so
+//   the timed runs after the warm-up take their scratch without cudaMalloc / cudaFree.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -168,6 +171,7 @@ void bench_group(const char* name, const std::vector<Case>& group_cases, const s
 int run(int argc, char** argv) {
   int runs = 5;
   unsigned max_log = 24;
+  bool cache_freed = false;
   std::vector<unsigned> sweep, g2_sweep, pre_widths;
   std::string groups = "bls12_381_g1,bn254_g1,bls12_381_g2,bn254_g2";
   std::vector<unsigned> accumulations = {0};
@@ -197,6 +201,8 @@ int run(int argc, char** argv) {
       groups = argv[++i];
     } else if (arg == "--pre" && i + 1 < argc) {
       pre_widths = parse_list(argv[++i]);
+    } else if (arg == "--cache-freed") {
+      cache_freed = true;
     } else if (arg == "--accumulation" && i + 1 < argc) {
       const std::string a = argv[++i];
       accumulations = a == "xyzz" ? std::vector<unsigned>{1}
@@ -206,7 +212,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--runs N] [--max-log K] [--sweep C1,C2,..] [--g2-sweep C1,C2,..] [--pre C1,C2,..] "
-                   "[--groups G1,G2,..] [--accumulation choice|xyzz|affine|both]\n",
+                   "[--groups G1,G2,..] [--accumulation choice|xyzz|affine|both] [--cache-freed]\n",
                    argv[0]);
       return 2;
     }
@@ -232,6 +238,16 @@ int run(int argc, char** argv) {
   if (!info.is_ok() || !stream.is_ok()) {
     std::fprintf(stderr, "cuda_msm_bench: %s\n", (!info.is_ok() ? info.status() : stream.status()).to_string().c_str());
     return 1;
+  }
+  if (cache_freed) {
+    auto alloc = DeviceAllocator::current();
+    BudgetOptions options;
+    options.cache_freed = true;
+    const Status st = alloc.is_ok() ? (*alloc)->configure(options) : alloc.status();
+    if (!st.is_ok()) {
+      std::fprintf(stderr, "cuda_msm_bench: --cache-freed: %s\n", st.to_string().c_str());
+      return 1;
+    }
   }
   ThreadPool pool;
   std::mt19937_64 rng(std::random_device{}());
@@ -274,8 +290,9 @@ int run(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
   std::printf(
       "\ndevice: %s (%d SMs); whole Msm::run, inputs on the device, median of %d after a warm-up, CUDA "
-      "events; every timed result checked against the CPU oracle\n\n",
-      info->name.c_str(), info->sm_count, runs);
+      "events; every timed result checked against the CPU oracle; scratch %s\n\n",
+      info->name.c_str(), info->sm_count, runs,
+      cache_freed ? "from blocks the allocator keeps (--cache-freed)" : "allocated and freed by every run");
   std::printf(
       "| group | scalars | n | mode | median ms | min ms | ns/point | sppark ms | c x windows (group) | ones / rest | "
       "scratch peak MiB | scratch_bytes MiB | table MiB | build ms | checked |\n");
