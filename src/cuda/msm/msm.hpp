@@ -64,9 +64,9 @@ struct MsmStats {
   // only: G2 always takes XYZZ; a paced run too). scratch_bytes() covers only the choice.
   unsigned accumulation = 0;
   unsigned affine_rounds = 0;  // out: batched-affine rounds in the last window group (0: none)
-  bool precomputed = false;  // out: the run used precomputed bases
-  size_t ones = 0;           // scalars equal to 1
-  size_t rest = 0;           // scalars above 1 (through Pippenger)
+  bool precomputed = false;    // out: the run used precomputed bases
+  size_t ones = 0;             // scalars equal to 1
+  size_t rest = 0;             // scalars above 1 (through Pippenger)
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned windows_per_group = 0;

@@ -28,7 +28,7 @@ constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pai
 // (2^23 buckets) 4 folds and the reduction took 29 ms of a 124 ms MSM (H200). 2^28 entries
 // (4 GiB of sorted pairs) hold every window of 2^24 points in one group.
 constexpr size_t kSharedGroupEntries = size_t(1) << 28;
-constexpr size_t kOnesPartials = 131072;           // at most this many threads sum the scalars equal to 1
+constexpr size_t kOnesPartials = 131072;  // at most this many threads sum the scalars equal to 1
 // log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
 // the items, and so half the cost, of the second level), 8 below (enough threads).
 constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits = 16;
@@ -57,17 +57,15 @@ inline unsigned blocks_for(size_t threads) { return unsigned(ceil_div(threads, k
 struct Plan {
   size_t m = 0;
   unsigned c = 0, windows = 0, group = 0;
-  size_t nb = 0;        // buckets per window, 2^(c-1); slot nb collects zero digits
-  bool shared = false;  // precomputed bases: every window adds into one bucket set
-  size_t stride = 0;    // precomputed bases: points per copy (window w reads copy w)
-  unsigned log_l1 = 0;  // log2 of the first reduction level's chunk
+  size_t nb = 0;         // buckets per window, 2^(c-1); slot nb collects zero digits
+  bool shared = false;   // precomputed bases: every window adds into one bucket set
+  size_t stride = 0;     // precomputed bases: points per copy (window w reads copy w)
+  unsigned log_l1 = 0;   // log2 of the first reduction level's chunk
   size_t group_cap = 0;  // entries per window group instead of the default (0; tests)
   size_t bucket_rows() const { return shared ? 1 : group; }
   size_t reduce_rows() const { return shared ? 1 : windows; }
   size_t first_chunks() const { return nb >> log_l1; }  // per reduced row
-  size_t group_entries() const {
-    return group_cap != 0 ? group_cap : shared ? kSharedGroupEntries : kGroupEntries;
-  }
+  size_t group_entries() const { return group_cap != 0 ? group_cap : shared ? kSharedGroupEntries : kGroupEntries; }
   // Entries of the largest window group over at most m_hi points.
   size_t max_group_entries(size_t m_hi) const {
     return std::min(size_t(windows) * m_hi, std::max(m_hi, group_entries()));
@@ -222,10 +220,9 @@ struct GroupScratch {
     total_bytes = cv.used();
   }
   GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total_bytes)
-      : GroupScratch(base, p.max_group_entries(m_hi),
-                     p.bucket_rows() * (p.nb + 1), p.shared ? p.nb + 1 : 0,
-                     p.shared ? p.max_group_entries(m_hi) : m_hi, p.c,
-                     p.reduce_rows(), p.first_chunks(), total_bytes) {}
+      : GroupScratch(base, p.max_group_entries(m_hi), p.bucket_rows() * (p.nb + 1), p.shared ? p.nb + 1 : 0,
+                     p.shared ? p.max_group_entries(m_hi) : m_hi, p.c, p.reduce_rows(), p.first_chunks(), total_bytes) {
+  }
 };
 
 // Over Fq2 (the G2 groups) the kernels take each product and square out of line. One
@@ -849,9 +846,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
     DeviceBuffer<uint8_t> affine_buf;
     if (affine) {
       const size_t max_entries = size_t(std::min(plan.group, plan.windows)) * m;
-      CUZK_ASSIGN_OR_RETURN(affine_buf,
-                            DeviceBuffer<uint8_t>::allocate(affine_scratch_bytes<G>(max_entries, distinct),
-                                                            "msm scratch (affine rounds)", scratch_from));
+      CUZK_ASSIGN_OR_RETURN(affine_buf, DeviceBuffer<uint8_t>::allocate(affine_scratch_bytes<G>(max_entries, distinct),
+                                                                        "msm scratch (affine rounds)", scratch_from));
     }
     // With precomputed bases, d_bases is the table: window w's digits index copy w.
     if (plan.shared) {
@@ -882,9 +878,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       // (cleared above); later groups into a set of their own, folded into it afterwards.
       P* const buckets = plan.shared && w0 == 0 ? gs.total : gs.buckets;
       if (buckets != gs.total) {
-        CUZK_CUDA_RETURN_IF_ERROR(
-            cudaMemsetAsync(gs.buckets, 0, plan.bucket_rows() * (plan.nb + 1) * sizeof(P), s),
-            "msm: clearing the buckets");
+        CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.buckets, 0, plan.bucket_rows() * (plan.nb + 1) * sizeof(P), s),
+                                  "msm: clearing the buckets");
       }
       timer.mark(StageTimer::kSort);
 
@@ -897,10 +892,10 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
         if (affine) {
           const unsigned rounds = affine_rounds<G>(entries, distinct);
           // keys_in / vals_in are free once sorted: the rounds' keys go there.
-          CUZK_ASSIGN_OR_RETURN(threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries,
-                                                                    distinct, rounds, plan.c, plan.nb, buckets,
-                                                                    gs.pkeys_a, gs.pvals_a, gs.keys_in, gs.vals_in,
-                                                                    affine_buf.data(), s));
+          CUZK_ASSIGN_OR_RETURN(
+              threads, AffineAccumulation<G>::run(d_bases, gs.keys_out, gs.vals_out, entries, distinct, rounds, plan.c,
+                                                  plan.nb, buckets, gs.pkeys_a, gs.pvals_a, gs.keys_in, gs.vals_in,
+                                                  affine_buf.data(), s));
           last = threads == 1;
           if (stats != nullptr) stats->affine_rounds = rounds;
         }

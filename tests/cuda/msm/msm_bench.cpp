@@ -37,9 +37,9 @@ using msm_fixtures::Mix;
 struct Case {
   Mix mix;
   unsigned log_n;
-  const char* peer;      // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
-  unsigned force_c = 0;  // forced window width (0: the choice)
-  int pre_c = -1;        // precomputed bases of this width (0: their choice; -1: none)
+  const char* peer;           // sppark v0.1.15 on this H200 (GPU-NOTES.md), "" if none
+  unsigned force_c = 0;       // forced window width (0: the choice)
+  int pre_c = -1;             // precomputed bases of this width (0: their choice; -1: none)
   unsigned accumulation = 0;  // MsmStats::accumulation
 };
 
@@ -205,7 +205,7 @@ int run(int argc, char** argv) {
       cache_freed = true;
     } else if (arg == "--accumulation" && i + 1 < argc) {
       const std::string a = argv[++i];
-      accumulations = a == "xyzz" ? std::vector<unsigned>{1}
+      accumulations = a == "xyzz"     ? std::vector<unsigned>{1}
                       : a == "affine" ? std::vector<unsigned>{2}
                       : a == "both"   ? std::vector<unsigned>{1, 2}
                                       : std::vector<unsigned>{0};
@@ -258,12 +258,12 @@ int run(int argc, char** argv) {
   if (wanted("bls12_381_g1")) {
     bench_group<bls12_381::G1Config>("bls12_381 G1",
                                      extra(extra({{Mix::kUniform, 20, "20.4"},
-                                            {Mix::kUniform, 22, "52.9"},
-                                            {Mix::kUniform, 24, "154.4"},
-                                            {Mix::kUniform, 26, "566"},
-                                            {Mix::kUniform, 27, ""},  // with --max-log 27: the 2^27 H MSM
-                                            {Mix::kWitness, 22, "17.4"}},
-                                           {{22, "52.9"}, {24, "154.4"}}, true),
+                                                  {Mix::kUniform, 22, "52.9"},
+                                                  {Mix::kUniform, 24, "154.4"},
+                                                  {Mix::kUniform, 26, "566"},
+                                                  {Mix::kUniform, 27, ""},  // with --max-log 27: the 2^27 H MSM
+                                                  {Mix::kWitness, 22, "17.4"}},
+                                                 {{22, "52.9"}, {24, "154.4"}}, true),
                                            {{26, "566"}, {27, ""}}, false),  // the sweep only: no table fits
                                      accumulations, max_log, runs, pool, rng, *stream, rows);
   }
@@ -283,7 +283,8 @@ int run(int argc, char** argv) {
     bench_group<bls12_381::G2Config>("bls12_381 G2", g2, accumulations, max_log, runs, pool, rng, *stream, rows);
   }
   if (wanted("bn254_g2")) {
-    bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, accumulations, max_log, runs, pool, rng, *stream, rows);
+    bench_group<bn254::G2Config>("bn254 G2", {{Mix::kUniform, 20, ""}}, accumulations, max_log, runs, pool, rng,
+                                 *stream, rows);
   }
 
   std::printf("command: ");

@@ -610,9 +610,8 @@ TYPED_TEST(AffineMsm, ForcedWidthsAndPrecomputedBasesMatchCpu) {
   }
   MsmStats bad;
   bad.accumulation = 3;
-  auto in = msm_fixtures::upload<TypeParam>(this->prefix(n), n,
-                                            msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng),
-                                            *this->stream_);
+  auto in = msm_fixtures::upload<TypeParam>(
+      this->prefix(n), n, msm_fixtures::make_scalars<TypeParam>(n, Mix::kUniform, rng), *this->stream_);
   ASSERT_TRUE(in.is_ok());
   EXPECT_FALSE(Msm<TypeParam>::run(in->bases.data(), in->scalars.data(), n, *this->stream_, nullptr, &bad).is_ok());
 }
