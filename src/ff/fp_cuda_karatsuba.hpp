@@ -6,7 +6,7 @@
 // Karatsuba takes a·b from three products of n/2 words (3n^2/2 multiply-adds) at the price
 // of a few dozen additions. On the H200 (cuda_arith_bench, BENCHMARKS.md "Karatsuba and
 // the shared reduction") a chain of products ran 3-7% faster, but the XYZZ mixed addition
-// built on it ran 6-10% slower (more registers live: 186 against 153 for BLS12-381 G1), so
+// built on it ran 6-14% slower (more registers live: 186 against 153 for BLS12-381 G1), so
 // Fp keeps the interleaved product and this stays for the benchmark that shows the trade.
 #pragma once
 
@@ -86,31 +86,6 @@ __device__ __forceinline__ BigInt<P::N> mont_mul_karatsuba(const BigInt<P::N>& x
   to_words(x, a);
   to_words(y, b);
   mul_wide_karatsuba<n>(a, b, W);
-  return redc_wide<P>(W);
-}
-
-// (x y - u v) * 2^(-64N) mod p with one reduction (as fp_cuda.hpp's mont_mul_sub), both
-// products by Karatsuba.
-template <class P>
-__device__ __forceinline__ BigInt<P::N> mont_mul_sub_karatsuba(const BigInt<P::N>& x, const BigInt<P::N>& y,
-                                                               const BigInt<P::N>& u, const BigInt<P::N>& v) {
-  constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
-  uint32_t a[n], b[n], W[2 * n], T[2 * n];
-  to_words(x, a);
-  to_words(y, b);
-  mul_wide_karatsuba<n>(a, b, W);
-  to_words(u, a);
-  to_words(v, b);
-  mul_wide_karatsuba<n>(a, b, T);
-  W[0] = sub_cc(W[0], T[0]);
-#pragma unroll
-  for (size_t q = 1; q < 2 * n; ++q) W[q] = subc_cc(W[q], T[q]);
-  const uint32_t mask = subc(0, 0);
-  W[n] = add_cc(W[n], word(p, 0) & mask);
-#pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) W[n + j] = addc_cc(W[n + j], word(p, j) & mask);
-  W[2 * n - 1] = addc(W[2 * n - 1], word(p, n - 1) & mask);
   return redc_wide<P>(W);
 }
 

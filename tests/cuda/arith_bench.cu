@@ -29,63 +29,54 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-// x = x * y, or x = x^2 + y when kSquare (the addition keeps the chain off fixed points).
-template <class F, bool kSquare>
-__host__ __device__ F chain_step(const F& x, const F& y) {
-  if constexpr (kSquare) {
-    return x.square() + y;
-  } else {
-    return x * y;
+// One step of a product chain, on the device and (to check it) on the host: x = x * y, or
+// x = x^2 + y when kSquare (the addition keeps the chain off fixed points).
+template <bool kSquare>
+struct FieldStep {
+  template <class F>
+  __host__ __device__ static F step(const F& x, const F& y) {
+    if constexpr (kSquare) {
+      return x.square() + y;
+    } else {
+      return x * y;
+    }
   }
-}
+};
 
-template <class F, bool kSquare>
+// x = x * y by the Karatsuba product of ff/fp_cuda_karatsuba.hpp (the same value).
+struct KaratsubaStep {
+  template <class F>
+  __host__ __device__ static F step(const F& x, const F& y) {
+#if defined(__CUDA_ARCH__)
+    return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<typename F::Params>(x.mont(), y.mont()));
+#else
+    return x * y;
+#endif
+  }
+};
+
+template <class F, class Step>
 __global__ void mul_chain_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   F x = a[i];
   const F y = b[i];
-  for (int k = 0; k < iters; ++k) x = chain_step<F, kSquare>(x, y);
+  for (int k = 0; k < iters; ++k) x = Step::step(x, y);
   out[i] = x;
 }
 
-// acc += table[(i + k) mod m]: neighbouring threads read neighbouring points (coalesced).
-template <class P>
-__global__ void mixed_add_chain_kernel(const ec::Affine<typename P::Curve>* table, size_t m, P* out, size_t n,
-                                       int iters) {
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  P acc = P::from_affine(table[i % m]);
-  for (int k = 1; k <= iters; ++k) acc = acc + table[(i + k) % m];
-  out[i] = acc;
-}
-
-// The Karatsuba products of ff/fp_cuda_karatsuba.hpp, a·b - c·d with one reduction.
+// Product policies for ec::madd_in_place: Karatsuba products (Y3 from two of them), and the
+// field's products with Y3 from two reduced products (as before Fp::mul_sub).
 struct KaratsubaMul {
   template <class F>
   __device__ static F mul(const F& a, const F& b) {
-#if defined(__CUDA_ARCH__)
-    return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<typename F::Params>(a.mont(), b.mont()));
-#else
-    return a * b;
-#endif
+    return KaratsubaStep::step(a, b);
   }
   template <class F>
   __device__ static F sqr(const F& a) {
     return a.square();
   }
-  template <class F>
-  __device__ static F mul_sub(const F& a, const F& b, const F& c, const F& d) {
-#if defined(__CUDA_ARCH__)
-    return F::from_mont(
-        ff::cuda_fp::mont_mul_sub_karatsuba<typename F::Params>(a.mont(), b.mont(), c.mont(), d.mont()));
-#else
-    return F::mul_sub(a, b, c, d);
-#endif
-  }
 };
-
-// The field's products with no mul_sub: Y3 from two reduced products (before 2026-12-02).
 struct TwoProducts {
   template <class F>
   __device__ static F mul(const F& a, const F& b) {
@@ -97,24 +88,34 @@ struct TwoProducts {
   }
 };
 
-template <class F, class M>
-__global__ void policy_mul_chain_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  F x = a[i];
-  const F y = b[i];
-  for (int k = 0; k < iters; ++k) x = M::mul(x, y);
-  out[i] = x;
-}
+// acc += o: the point type's operator, or ec::madd_in_place through the policy M on the
+// device (bit-identical to the operator, which checks it on the host).
+struct OperatorAdd {
+  template <class P, class A>
+  __host__ __device__ static void add(P& acc, const A& o) {
+    acc = acc + o;
+  }
+};
+template <class M>
+struct MaddAdd {
+  template <class P, class A>
+  __host__ __device__ static void add(P& acc, const A& o) {
+#if defined(__CUDA_ARCH__)
+    ec::madd_in_place<M>(acc, o);
+#else
+    acc = acc + o;
+#endif
+  }
+};
 
-// ec::madd_in_place through the policy M.
-template <class C, class M>
-__global__ void madd_policy_chain_kernel(const ec::Affine<C>* table, size_t m, ec::Xyzz<C>* out, size_t n,
-                                         int iters) {
+// acc += table[(i + k) mod m]: neighbouring threads read neighbouring points (coalesced).
+template <class P, class Add>
+__global__ void mixed_add_chain_kernel(const ec::Affine<typename P::Curve>* table, size_t m, P* out, size_t n,
+                                       int iters) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  ec::Xyzz<C> acc = ec::Xyzz<C>::from_affine(table[i % m]);
-  for (int k = 1; k <= iters; ++k) ec::madd_in_place<M>(acc, table[(i + k) % m]);
+  P acc = P::from_affine(table[i % m]);
+  for (int k = 1; k <= iters; ++k) Add::add(acc, table[(i + k) % m]);
   out[i] = acc;
 }
 
@@ -155,7 +156,7 @@ Result<double> median_ms(const Stream& s, int runs, Launch launch) {
 
 unsigned blocks(size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
 
-template <class F, bool kSquare = false>
+template <class F, class Step = FieldStep<false>>
 Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
   std::vector<F> a(n), b(n);
   for (size_t i = 0; i < n; ++i) {
@@ -166,7 +167,7 @@ Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Str
   CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
   CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
   CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          mul_chain_kernel<F, kSquare>
+                          mul_chain_kernel<F, Step>
                               <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
                           return check_launch("mul_chain_kernel");
                         }));
@@ -176,13 +177,13 @@ Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Str
   bool ok = true;
   for (size_t i : {size_t(0), n / 2, n - 1}) {
     F x = a[i];
-    for (int k = 0; k < iters; ++k) x = chain_step<F, kSquare>(x, b[i]);
+    for (int k = 0; k < iters; ++k) x = Step::step(x, b[i]);
     ok = ok && x == out[i];
   }
   return Row{name, n, iters, ms, ok};
 }
 
-template <class P>
+template <class P, class Add = OperatorAdd>
 Result<Row> bench_mixed_add(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
   using C = typename P::Curve;
   using A = ec::Affine<C>;
@@ -198,68 +199,9 @@ Result<Row> bench_mixed_add(const char* name, size_t n, int iters, int runs, con
   CUZK_ASSIGN_OR_RETURN(auto dtable, to_device(table, s));
   CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<P>::allocate(n));
   CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          mixed_add_chain_kernel<P><<<blocks(n), kThreads, 0, s.get()>>>(dtable.data(), kTable,
-                                                                                         dout.data(), n, iters);
-                          return check_launch("mixed_add_chain_kernel");
-                        }));
-  std::vector<P> out(n);
-  CUZK_RETURN_IF_ERROR(dout.download(out, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
-  bool ok = true;
-  for (size_t i : {size_t(0), n / 2, n - 1}) {
-    P acc = P::from_affine(table[i % kTable]);
-    for (int k = 1; k <= iters; ++k) acc = acc + table[(i + k) % kTable];
-    ok = ok && std::memcmp(&acc, &out[i], sizeof(P)) == 0;
-  }
-  return Row{name, n, iters, ms, ok};
-}
-
-template <class F, class M>
-Result<Row> bench_policy_mul(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
-  std::vector<F> a(n), b(n);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = F::random(rng);
-    b[i] = F::random(rng);
-  }
-  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
-  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
-  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
-  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          policy_mul_chain_kernel<F, M>
-                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
-                          return check_launch("policy_mul_chain_kernel");
-                        }));
-  std::vector<F> out(n);
-  CUZK_RETURN_IF_ERROR(dout.download(out, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
-  bool ok = true;
-  for (size_t i : {size_t(0), n / 2, n - 1}) {
-    F x = a[i];
-    for (int k = 0; k < iters; ++k) x = x * b[i];
-    ok = ok && x == out[i];
-  }
-  return Row{name, n, iters, ms, ok};
-}
-
-template <class C, class M>
-Result<Row> bench_madd_policy(const char* name, size_t n, int iters, int runs, const Stream& s,
-                               std::mt19937_64& rng) {
-  using A = ec::Affine<C>;
-  using P = ec::Xyzz<C>;
-  constexpr size_t kTable = 4096;
-  std::vector<A> table(kTable);
-  auto step = ec::Jacobian<C>::generator().mul(C::Scalar::random(rng));
-  auto p = step;
-  for (auto& t : table) {
-    t = p.to_affine();
-    p = p + step;
-  }
-  CUZK_ASSIGN_OR_RETURN(auto dtable, to_device(table, s));
-  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<P>::allocate(n));
-  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          madd_policy_chain_kernel<C, M>
+                          mixed_add_chain_kernel<P, Add>
                               <<<blocks(n), kThreads, 0, s.get()>>>(dtable.data(), kTable, dout.data(), n, iters);
-                          return check_launch("madd_policy_chain_kernel");
+                          return check_launch("mixed_add_chain_kernel");
                         }));
   std::vector<P> out(n);
   CUZK_RETURN_IF_ERROR(dout.download(out, s));
@@ -315,33 +257,32 @@ int run(int argc, char** argv) {
   rows.push_back(bench_mul<bls12_381::Fr>("bls12_381 Fr mul", n_mul, 256, runs, s, rng));
   rows.push_back(bench_mul<bls12_381::Fq>("bls12_381 Fq mul", n_mul, 256, runs, s, rng));
   rows.push_back(bench_mul<bls12_381::Fq2>("bls12_381 Fq2 mul", n_mul, 64, runs, s, rng));
-  rows.push_back(bench_mul<bn254::Fq, true>("bn254 Fq square + add", n_mul, 256, runs, s, rng));
-  rows.push_back(bench_mul<bls12_381::Fq, true>("bls12_381 Fq square + add", n_mul, 256, runs, s, rng));
-  rows.push_back(bench_mul<bls12_381::Fq2, true>("bls12_381 Fq2 square + add", n_mul, 64, runs, s, rng));
+  rows.push_back(bench_mul<bn254::Fq, FieldStep<true>>("bn254 Fq square + add", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fq, FieldStep<true>>("bls12_381 Fq square + add", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fq2, FieldStep<true>>("bls12_381 Fq2 square + add", n_mul, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bn254::G1Jacobian>("bn254 G1 Jacobian += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bn254::G1Xyzz>("bn254 G1 XYZZ += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bls12_381::G1Jacobian>("bls12_381 G1 Jacobian += affine", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<bls12_381::G1Xyzz>("bls12_381 G1 XYZZ += affine", n_add, 64, runs, s, rng));
   // Karatsuba products (ff/fp_cuda_karatsuba.hpp), and the mixed addition through
   // ec::madd_in_place with the field's products (Y3 with one reduction), with two reduced
-  // products for Y3, and with Karatsuba products.
-  rows.push_back(bench_policy_mul<bn254::Fr, KaratsubaMul>("bn254 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
-  rows.push_back(bench_policy_mul<bn254::Fq, KaratsubaMul>("bn254 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
+  // products for Y3, and with Karatsuba products (two of them for Y3).
+  rows.push_back(bench_mul<bn254::Fr, KaratsubaStep>("bn254 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bn254::Fq, KaratsubaStep>("bn254 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fr, KaratsubaStep>("bls12_381 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<bls12_381::Fq, KaratsubaStep>("bls12_381 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
+  using ec::PlainMul;
+  rows.push_back(bench_mixed_add<bn254::G1Xyzz, MaddAdd<PlainMul>>("bn254 G1 madd_in_place", n_add, 64, runs, s, rng));
   rows.push_back(
-      bench_policy_mul<bls12_381::Fr, KaratsubaMul>("bls12_381 Fr mul, Karatsuba", n_mul, 256, runs, s, rng));
+      bench_mixed_add<bn254::G1Xyzz, MaddAdd<TwoProducts>>("bn254 G1 madd, Y3 two products", n_add, 64, runs, s, rng));
   rows.push_back(
-      bench_policy_mul<bls12_381::Fq, KaratsubaMul>("bls12_381 Fq mul, Karatsuba", n_mul, 256, runs, s, rng));
-  rows.push_back(bench_madd_policy<bn254::G1Config, ec::PlainMul>("bn254 G1 madd_in_place", n_add, 64, runs, s, rng));
+      bench_mixed_add<bn254::G1Xyzz, MaddAdd<KaratsubaMul>>("bn254 G1 madd, Karatsuba", n_add, 64, runs, s, rng));
   rows.push_back(
-      bench_madd_policy<bn254::G1Config, TwoProducts>("bn254 G1 madd, Y3 two products", n_add, 64, runs, s, rng));
-  rows.push_back(
-      bench_madd_policy<bn254::G1Config, KaratsubaMul>("bn254 G1 madd, Karatsuba", n_add, 64, runs, s, rng));
-  rows.push_back(
-      bench_madd_policy<bls12_381::G1Config, ec::PlainMul>("bls12_381 G1 madd_in_place", n_add, 64, runs, s, rng));
-  rows.push_back(bench_madd_policy<bls12_381::G1Config, TwoProducts>("bls12_381 G1 madd, Y3 two products", n_add, 64,
-                                                                     runs, s, rng));
-  rows.push_back(
-      bench_madd_policy<bls12_381::G1Config, KaratsubaMul>("bls12_381 G1 madd, Karatsuba", n_add, 64, runs, s, rng));
+      bench_mixed_add<bls12_381::G1Xyzz, MaddAdd<PlainMul>>("bls12_381 G1 madd_in_place", n_add, 64, runs, s, rng));
+  rows.push_back(bench_mixed_add<bls12_381::G1Xyzz, MaddAdd<TwoProducts>>("bls12_381 G1 madd, Y3 two products", n_add,
+                                                                          64, runs, s, rng));
+  rows.push_back(bench_mixed_add<bls12_381::G1Xyzz, MaddAdd<KaratsubaMul>>("bls12_381 G1 madd, Karatsuba", n_add, 64,
+                                                                           runs, s, rng));
 
   std::printf("command: ");
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
