@@ -260,6 +260,24 @@ __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affin
   }
 }
 
+// The level-1 accumulation of BLS12-381 G1 takes its products out of line too. Its mixed
+// addition inlined is ~10 Fq products of ~600 instructions each: the warps of a
+// multiprocessor drift apart over it as over G2's, and out of line its accumulation ran
+// 13-14% faster (H200, 2^24 with 22-bit precomputed windows 91.2 -> 78.7 ms; BENCHMARKS.md
+// "BLS12-381 G1 products out of line"). BN254 G1 (8-word products) ran 5-7% slower that way
+// and stays inlined; staging the next base in shared memory (cp.async) gained under 1%.
+template <class G>
+constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || sizeof(typename G::Base) == 48;
+
+template <class G>
+__device__ __forceinline__ void level1_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
+  if constexpr (kOutlinedLevel1<G>) {
+    ec::madd_in_place<OutlinedMul<typename G::Base>>(acc, p);
+  } else {
+    acc += p;
+  }
+}
+
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) {
   if constexpr (kOutlinedProducts<G>) {
@@ -369,7 +387,7 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
                         const uint32_t v = vals[i];
                         ec::Affine<G> p = bases[v & 0x7fffffffu];
                         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
-                        accumulate_add<G>(acc, p);
+                        level1_add<G>(acc, p);
                       });
 }
 
