@@ -250,10 +250,11 @@ constexpr double bucket_cost() {
   return kOutlinedProducts<G> && sizeof(typename G::Base) == 96 ? kBucketCostBls12381G2 : kBucketCost;
 }
 
-// The accumulation's acc += p (in registers; only the products are calls over Fq2).
-template <class G>
+// The accumulation's acc += p (in registers; only the products are calls over Fq2, and
+// over Fq where the level 1 of BLS12-381 G1 asks for it below).
+template <class G, bool Outlined = kOutlinedProducts<G>>
 __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
-  if constexpr (kOutlinedProducts<G>) {
+  if constexpr (Outlined) {
     ec::madd_in_place<OutlinedMul<typename G::Base>>(acc, p);
   } else {
     acc += p;
@@ -268,15 +269,6 @@ __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affin
 // and stays inlined; staging the next base in shared memory (cp.async) gained under 1%.
 template <class G>
 constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || sizeof(typename G::Base) == 48;
-
-template <class G>
-__device__ __forceinline__ void level1_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
-  if constexpr (kOutlinedLevel1<G>) {
-    ec::madd_in_place<OutlinedMul<typename G::Base>>(acc, p);
-  } else {
-    acc += p;
-  }
-}
 
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) {
@@ -387,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
                         const uint32_t v = vals[i];
                         ec::Affine<G> p = bases[v & 0x7fffffffu];
                         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
-                        level1_add<G>(acc, p);
+                        accumulate_add<G, kOutlinedLevel1<G>>(acc, p);
                       });
 }
 
