@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_status.hpp"
@@ -235,6 +236,15 @@ struct OutlinedMul {
   __device__ __noinline__ static F mul(F a, F b) { return a * b; }
   __device__ __noinline__ static F sqr(F a) { return a.square(); }
 };
+// ... with Y3 = R·(Q - X3) - Y1·PPP out of line too, as one call of Fp::mul_sub (both
+// products, one reduction) instead of two products: BLS12-381 G1's level 1 ran 3.6-3.9%
+// faster (H200, BENCHMARKS.md "FP64-pipe products, and mul_sub out of line"). Over Fq2 a
+// mul_sub sharing its reductions was tried and made the G2 level 1 16% slower (its live
+// wide products), so G2 keeps OutlinedMul.
+template <class F>
+struct OutlinedMulSub : OutlinedMul<F> {
+  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) { return F::mul_sub(a, b, c, d); }
+};
 template <class G>
 constexpr bool kOutlinedProducts = requires {
   typename G::Base::Fq;
@@ -255,7 +265,8 @@ constexpr double bucket_cost() {
 template <class G, bool Outlined = kOutlinedProducts<G>>
 __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
   if constexpr (Outlined) {
-    ec::madd_in_place<OutlinedMul<typename G::Base>>(acc, p);
+    using F = typename G::Base;
+    ec::madd_in_place<std::conditional_t<kOutlinedProducts<G>, OutlinedMul<F>, OutlinedMulSub<F>>>(acc, p);
   } else {
     acc += p;
   }
