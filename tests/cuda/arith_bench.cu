@@ -2,7 +2,10 @@
 //
 // Each thread runs a dependent chain of `iters` operations on its own data, so the numbers
 // are arithmetic throughput, not memory bandwidth. Every result is checked against the host
-// for a few threads, so the timed work cannot be optimised away or silently wrong.
+// for a few threads, so the timed work cannot be optimised away or silently wrong. Beside
+// the field's own products: the Karatsuba and FP64-pipe products measured and not taken
+// (alone, in two chains per thread, in alternate warps, and inside the mixed addition with
+// the products out of line as the MSM's level 1 takes them).
 // Usage: cuda_arith_bench [--runs N] [--scale S]   (S multiplies the element counts)
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include "ec/xyzz_madd.hpp"
 #include "ff/fields.hpp"
 #if defined(__CUDA_ARCH__)
+#include "ff/fp_cuda_f64.hpp"
 #include "ff/fp_cuda_karatsuba.hpp"
 #endif
 
@@ -43,14 +47,36 @@ struct FieldStep {
   }
 };
 
-// x = x * y by the Karatsuba product of ff/fp_cuda_karatsuba.hpp (the same value).
-struct KaratsubaStep {
+// x = x * y by another device product than Fp's (the same value): one-level Karatsuba
+// (ff/fp_cuda_karatsuba.hpp) or the FP64 pipe's (ff/fp_cuda_f64.hpp).
+enum class Product { kKaratsuba, kFp64 };
+template <Product kProduct>
+struct ProductStep {
   template <class F>
   __host__ __device__ static F step(const F& x, const F& y) {
 #if defined(__CUDA_ARCH__)
-    return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<typename F::Params>(x.mont(), y.mont()));
+    using P = typename F::Params;
+    if constexpr (kProduct == Product::kKaratsuba) {
+      return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<P>(x.mont(), y.mont()));
+    } else {
+      return F::from_mont(ff::cuda_f64::mont_mul_fp<P>(x.mont(), y.mont()));
+    }
 #else
     return x * y;
+#endif
+  }
+};
+using KaratsubaStep = ProductStep<Product::kKaratsuba>;
+using F64Step = ProductStep<Product::kFp64>;
+
+// x = x^2 + y with the FP64-pipe square of ff/fp_cuda_f64.hpp.
+struct F64SqrStep {
+  template <class F>
+  __host__ __device__ static F step(const F& x, const F& y) {
+#if defined(__CUDA_ARCH__)
+    return F::from_mont(ff::cuda_f64::mont_sqr_fp<typename F::Params>(x.mont())) + y;
+#else
+    return x.square() + y;
 #endif
   }
 };
@@ -62,6 +88,38 @@ __global__ void mul_chain_kernel(const F* a, const F* b, F* out, size_t n, int i
   F x = a[i];
   const F y = b[i];
   for (int k = 0; k < iters; ++k) x = Step::step(x, y);
+  out[i] = x;
+}
+
+// Two independent chains per thread, x = x * y by StepA and z = z * w by StepB: with one
+// integer (IMAD) and one FP64 product, the two pipes can issue side by side.
+template <class F, class StepA, class StepB>
+__global__ void two_chain_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  F x = a[i], z = b[i];
+  const F y = b[i], w = a[i];
+  for (int k = 0; k < iters; ++k) {
+    x = StepA::step(x, y);
+    z = StepB::step(z, w);
+  }
+  out[i] = x;
+  out[n + i] = z;
+}
+
+// One chain per thread, x = x * y, by StepA in even warps and StepB in odd ones: the
+// warp schedulers interleave the two kinds of warps.
+template <class F, class StepA, class StepB>
+__global__ void warp_mix_kernel(const F* a, const F* b, F* out, size_t n, int iters) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  F x = a[i];
+  const F y = b[i];
+  if ((threadIdx.x / 32) % 2 == 0) {
+    for (int k = 0; k < iters; ++k) x = StepA::step(x, y);
+  } else {
+    for (int k = 0; k < iters; ++k) x = StepB::step(x, y);
+  }
   out[i] = x;
 }
 
@@ -88,6 +146,51 @@ struct TwoProducts {
   }
 };
 
+// Out-of-line products (one copy of each, called), as the BLS12-381 MSM's level 1 takes
+// them: the integer product, or the FP64-pipe product of ff/fp_cuda_f64.hpp.
+struct OutlinedIntMul {
+  template <class F>
+  __device__ __noinline__ static F mul(F a, F b) {
+    return a * b;
+  }
+  template <class F>
+  __device__ __noinline__ static F sqr(F a) {
+    return a.square();
+  }
+};
+// ... with Y3 from one out-of-line mul_sub (one reduction for both products).
+struct OutlinedIntMulSub : OutlinedIntMul {
+  template <class F>
+  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) {
+    return F::mul_sub(a, b, c, d);
+  }
+};
+// ... with Karatsuba products (ff/fp_cuda_karatsuba.hpp).
+struct OutlinedKaratsubaMul {
+  template <class F>
+  __device__ __noinline__ static F mul(F a, F b) {
+    return KaratsubaStep::step(a, b);
+  }
+  template <class F>
+  __device__ __noinline__ static F sqr(F a) {
+    return a.square();
+  }
+};
+struct OutlinedF64Mul {
+  template <class F>
+  __device__ __noinline__ static F mul(F a, F b) {
+    return F64Step::step(a, b);
+  }
+  template <class F>
+  __device__ __noinline__ static F sqr(F a) {
+#if defined(__CUDA_ARCH__)
+    return F::from_mont(ff::cuda_f64::mont_sqr_fp<typename F::Params>(a.mont()));
+#else
+    return a.square();
+#endif
+  }
+};
+
 // acc += o: the point type's operator, or ec::madd_in_place through the policy M on the
 // device (bit-identical to the operator, which checks it on the host).
 struct OperatorAdd {
@@ -109,13 +212,18 @@ struct MaddAdd {
 };
 
 // acc += table[(i + k) mod m]: neighbouring threads read neighbouring points (coalesced).
-template <class P, class Add>
+// Odd warps add through AddOdd (by default the same as Add).
+template <class P, class Add, class AddOdd = Add>
 __global__ void mixed_add_chain_kernel(const ec::Affine<typename P::Curve>* table, size_t m, P* out, size_t n,
                                        int iters) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   P acc = P::from_affine(table[i % m]);
-  for (int k = 1; k <= iters; ++k) Add::add(acc, table[(i + k) % m]);
+  if ((threadIdx.x / 32) % 2 == 0) {
+    for (int k = 1; k <= iters; ++k) Add::add(acc, table[(i + k) % m]);
+  } else {
+    for (int k = 1; k <= iters; ++k) AddOdd::add(acc, table[(i + k) % m]);
+  }
   out[i] = acc;
 }
 
@@ -183,7 +291,104 @@ Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Str
   return Row{name, n, iters, ms, ok};
 }
 
-template <class P, class Add = OperatorAdd>
+// Two chains per thread (two_chain_kernel): ops counts both chains' products.
+template <class F, class StepA, class StepB>
+Result<Row> bench_two_chains(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
+  std::vector<F> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = F::random(rng);
+    b[i] = F::random(rng);
+  }
+  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
+  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(2 * n));
+  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
+                          two_chain_kernel<F, StepA, StepB>
+                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
+                          return check_launch("two_chain_kernel");
+                        }));
+  std::vector<F> out(2 * n);
+  CUZK_RETURN_IF_ERROR(dout.download(out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  bool ok = true;
+  for (size_t i : {size_t(0), n / 2, n - 1}) {
+    F x = a[i], z = b[i];
+    for (int k = 0; k < iters; ++k) {
+      x = x * b[i];
+      z = z * a[i];
+    }
+    ok = ok && x == out[i] && z == out[n + i];
+  }
+  return Row{name, n, 2 * iters, ms, ok};
+}
+
+template <class F, class StepA, class StepB>
+Result<Row> bench_warp_mix(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
+  std::vector<F> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = F::random(rng);
+    b[i] = F::random(rng);
+  }
+  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
+  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
+  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
+                          warp_mix_kernel<F, StepA, StepB>
+                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
+                          return check_launch("warp_mix_kernel");
+                        }));
+  std::vector<F> out(n);
+  CUZK_RETURN_IF_ERROR(dout.download(out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  bool ok = true;
+  for (size_t i : {size_t(0), size_t(32), n / 2, n - 1}) {  // both kinds of warp
+    F x = a[i];
+    for (int k = 0; k < iters; ++k) x = x * b[i];
+    ok = ok && x == out[i];
+  }
+  return Row{name, n, iters, ms, ok};
+}
+
+// One product per element over random and edge-case inputs (0, 1, p - 1, R mod p and
+// values with every 48-bit limb at its largest below p), each checked against the host.
+template <class F, class Step>
+__global__ void mul_each_kernel(const F* a, const F* b, F* out, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = Step::step(a[i], b[i]);
+}
+
+template <class F, class Step>
+Result<Row> check_products(const char* name, size_t n, const Stream& s, std::mt19937_64& rng) {
+  using Int = typename F::Int;
+  // Montgomery forms 0, R mod p, p - R mod p, 1, and p - 1 - 2^k for assorted k (long runs
+  // of ones across the 48-bit limb boundaries); subtraction is the same on the forms.
+  const F raw_one = F::from_mont(Int::from_u64(1));
+  std::vector<F> edge = {F::zero(), F::one(), F::zero() - F::one(), raw_one};
+  for (unsigned k : {0u, 47u, 48u, 95u, 96u, 200u, 370u}) {
+    Int t{};
+    t.limb[k / 64] = uint64_t(1) << (k % 64);
+    edge.push_back(F::zero() - raw_one - F::from_mont(t));
+  }
+  std::vector<F> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = i < edge.size() * edge.size() ? edge[i % edge.size()] : F::random(rng);
+    b[i] = i < edge.size() * edge.size() ? edge[i / edge.size()] : F::random(rng);
+  }
+  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
+  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
+  mul_each_kernel<F, Step><<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n);
+  CUZK_RETURN_IF_ERROR(check_launch("mul_each_kernel"));
+  std::vector<F> out(n);
+  CUZK_RETURN_IF_ERROR(dout.download(out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) bad += !(out[i] == Step::step(a[i], b[i]));  // the host's portable code
+  if (bad != 0) std::fprintf(stderr, "%s: %zu of %zu products differ from the host\n", name, bad, n);
+  return Row{name, n, 1, 0.0, bad == 0};
+}
+
+template <class P, class Add = OperatorAdd, class AddOdd = Add>
 Result<Row> bench_mixed_add(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
   using C = typename P::Curve;
   using A = ec::Affine<C>;
@@ -199,7 +404,7 @@ Result<Row> bench_mixed_add(const char* name, size_t n, int iters, int runs, con
   CUZK_ASSIGN_OR_RETURN(auto dtable, to_device(table, s));
   CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<P>::allocate(n));
   CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          mixed_add_chain_kernel<P, Add>
+                          mixed_add_chain_kernel<P, Add, AddOdd>
                               <<<blocks(n), kThreads, 0, s.get()>>>(dtable.data(), kTable, dout.data(), n, iters);
                           return check_launch("mixed_add_chain_kernel");
                         }));
@@ -284,6 +489,30 @@ int run(int argc, char** argv) {
   rows.push_back(bench_mixed_add<bls12_381::G1Xyzz, MaddAdd<KaratsubaMul>>("bls12_381 G1 madd, Karatsuba", n_add, 64,
                                                                            runs, s, rng));
 
+  // The FP64-pipe product (ff/fp_cuda_f64.hpp): checked over 2^20 products with edge
+  // cases, alone, and beside the integer product in two chains per thread.
+  using IntStep = FieldStep<false>;
+  using Fq = bls12_381::Fq;
+  rows.push_back(check_products<Fq, F64Step>("bls12_381 Fq mul, FP64: 2^20 checked", 1 << 20, s, rng));
+  rows.push_back(check_products<Fq, F64SqrStep>("bls12_381 Fq square + add, FP64: 2^20 checked", 1 << 20, s, rng));
+  rows.push_back(bench_mul<Fq, F64Step>("bls12_381 Fq mul, FP64", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_mul<Fq, F64SqrStep>("bls12_381 Fq square + add, FP64", n_mul, 256, runs, s, rng));
+  rows.push_back(bench_two_chains<Fq, IntStep, IntStep>("bls12_381 Fq mul, two IMAD chains", n_mul, 128, runs, s, rng));
+  rows.push_back(
+      bench_two_chains<Fq, IntStep, F64Step>("bls12_381 Fq mul, IMAD + FP64 chains", n_mul, 128, runs, s, rng));
+  rows.push_back(bench_warp_mix<Fq, IntStep, F64Step>("bls12_381 Fq mul, warps IMAD / FP64", n_mul, 256, runs, s, rng));
+  using G1 = bls12_381::G1Xyzz;
+  rows.push_back(
+      bench_mixed_add<G1, MaddAdd<OutlinedIntMul>>("bls12_381 G1 madd, outlined IMAD", n_add, 64, runs, s, rng));
+  rows.push_back(bench_mixed_add<G1, MaddAdd<OutlinedIntMulSub>>("bls12_381 G1 madd, outlined IMAD, mul_sub", n_add, 64,
+                                                                 runs, s, rng));
+  rows.push_back(bench_mixed_add<G1, MaddAdd<OutlinedKaratsubaMul>>("bls12_381 G1 madd, outlined Karatsuba", n_add, 64,
+                                                                    runs, s, rng));
+  rows.push_back(
+      bench_mixed_add<G1, MaddAdd<OutlinedF64Mul>>("bls12_381 G1 madd, outlined FP64", n_add, 64, runs, s, rng));
+  rows.push_back(bench_mixed_add<G1, MaddAdd<OutlinedIntMul>, MaddAdd<OutlinedF64Mul>>(
+      "bls12_381 G1 madd, warps outlined IMAD / FP64", n_add, 64, runs, s, rng));
+
   std::printf("command: ");
   for (int i = 0; i < argc; ++i) std::printf("%s%s", i ? " " : "", argv[i]);
   std::printf("\ndevice: %s (sm_%d%d, %d SMs); median of %d runs, CUDA events\n\n", info->name.c_str(),
@@ -298,8 +527,13 @@ int run(int argc, char** argv) {
       continue;
     }
     double ops = double(r->elements) * r->iters;
-    std::printf("| %s | %zu | %d | %.3f | %.3f | %s |\n", r->name.c_str(), r->elements, r->iters, r->median_ms,
-                ops / (r->median_ms * 1e-3) / 1e9, r->verified ? "ok" : "MISMATCH");
+    if (r->median_ms > 0) {
+      std::printf("| %s | %zu | %d | %.3f | %.3f | %s |\n", r->name.c_str(), r->elements, r->iters, r->median_ms,
+                  ops / (r->median_ms * 1e-3) / 1e9, r->verified ? "ok" : "MISMATCH");
+    } else {  // a check, not timed
+      std::printf("| %s | %zu | %d | - | - | %s |\n", r->name.c_str(), r->elements, r->iters,
+                  r->verified ? "ok" : "MISMATCH");
+    }
     if (!r->verified) status = 1;
   }
   return status;
