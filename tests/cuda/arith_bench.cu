@@ -264,89 +264,82 @@ Result<double> median_ms(const Stream& s, int runs, Launch launch) {
 
 unsigned blocks(size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
 
+// A kernel of the chains above: (a, b, out, n, iters).
+template <class F>
+using ChainKernel = void (*)(const F*, const F*, F*, size_t, int);
+
+// `kernel` over n random operand pairs: the median time of `runs` and, on the host, the
+// operands and the `outs` outputs for the caller's check.
+template <class F>
+struct Chains {
+  std::vector<F> a, b, out;
+  double ms = 0;
+};
+template <class F>
+Result<Chains<F>> run_chains(ChainKernel<F> kernel, const char* what, size_t n, size_t outs, int iters, int runs,
+                             const Stream& s, std::mt19937_64& rng) {
+  Chains<F> c;
+  c.a.resize(n);
+  c.b.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    c.a[i] = F::random(rng);
+    c.b[i] = F::random(rng);
+  }
+  CUZK_ASSIGN_OR_RETURN(auto da, to_device(c.a, s));
+  CUZK_ASSIGN_OR_RETURN(auto db, to_device(c.b, s));
+  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(outs));
+  CUZK_ASSIGN_OR_RETURN(c.ms, median_ms(s, runs, [&] {
+                          kernel<<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
+                          return check_launch(what);
+                        }));
+  c.out.resize(outs);
+  CUZK_RETURN_IF_ERROR(dout.download(c.out, s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  return Result<Chains<F>>(std::move(c));
+}
+
 template <class F, class Step = FieldStep<false>>
 Result<Row> bench_mul(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
-  std::vector<F> a(n), b(n);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = F::random(rng);
-    b[i] = F::random(rng);
-  }
-  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
-  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
-  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
-  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          mul_chain_kernel<F, Step>
-                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
-                          return check_launch("mul_chain_kernel");
-                        }));
-  std::vector<F> out(n);
-  CUZK_RETURN_IF_ERROR(dout.download(out, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
+  CUZK_ASSIGN_OR_RETURN(auto c,
+                        run_chains<F>(mul_chain_kernel<F, Step>, "mul_chain_kernel", n, n, iters, runs, s, rng));
   bool ok = true;
   for (size_t i : {size_t(0), n / 2, n - 1}) {
-    F x = a[i];
-    for (int k = 0; k < iters; ++k) x = Step::step(x, b[i]);
-    ok = ok && x == out[i];
+    F x = c.a[i];
+    for (int k = 0; k < iters; ++k) x = Step::step(x, c.b[i]);
+    ok = ok && x == c.out[i];
   }
-  return Row{name, n, iters, ms, ok};
+  return Row{name, n, iters, c.ms, ok};
 }
 
 // Two chains per thread (two_chain_kernel): ops counts both chains' products.
 template <class F, class StepA, class StepB>
 Result<Row> bench_two_chains(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
-  std::vector<F> a(n), b(n);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = F::random(rng);
-    b[i] = F::random(rng);
-  }
-  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
-  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
-  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(2 * n));
-  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          two_chain_kernel<F, StepA, StepB>
-                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
-                          return check_launch("two_chain_kernel");
-                        }));
-  std::vector<F> out(2 * n);
-  CUZK_RETURN_IF_ERROR(dout.download(out, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
+  CUZK_ASSIGN_OR_RETURN(
+      auto c, run_chains<F>(two_chain_kernel<F, StepA, StepB>, "two_chain_kernel", n, 2 * n, iters, runs, s, rng));
   bool ok = true;
   for (size_t i : {size_t(0), n / 2, n - 1}) {
-    F x = a[i], z = b[i];
+    F x = c.a[i], z = c.b[i];
     for (int k = 0; k < iters; ++k) {
-      x = x * b[i];
-      z = z * a[i];
+      x = x * c.b[i];
+      z = z * c.a[i];
     }
-    ok = ok && x == out[i] && z == out[n + i];
+    ok = ok && x == c.out[i] && z == c.out[n + i];
   }
-  return Row{name, n, 2 * iters, ms, ok};
+  return Row{name, n, 2 * iters, c.ms, ok};
 }
 
+// StepA in even warps, StepB in odd ones (warp_mix_kernel).
 template <class F, class StepA, class StepB>
 Result<Row> bench_warp_mix(const char* name, size_t n, int iters, int runs, const Stream& s, std::mt19937_64& rng) {
-  std::vector<F> a(n), b(n);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = F::random(rng);
-    b[i] = F::random(rng);
-  }
-  CUZK_ASSIGN_OR_RETURN(auto da, to_device(a, s));
-  CUZK_ASSIGN_OR_RETURN(auto db, to_device(b, s));
-  CUZK_ASSIGN_OR_RETURN(auto dout, DeviceBuffer<F>::allocate(n));
-  CUZK_ASSIGN_OR_RETURN(double ms, median_ms(s, runs, [&] {
-                          warp_mix_kernel<F, StepA, StepB>
-                              <<<blocks(n), kThreads, 0, s.get()>>>(da.data(), db.data(), dout.data(), n, iters);
-                          return check_launch("warp_mix_kernel");
-                        }));
-  std::vector<F> out(n);
-  CUZK_RETURN_IF_ERROR(dout.download(out, s));
-  CUZK_RETURN_IF_ERROR(s.synchronize());
+  CUZK_ASSIGN_OR_RETURN(auto c,
+                        run_chains<F>(warp_mix_kernel<F, StepA, StepB>, "warp_mix_kernel", n, n, iters, runs, s, rng));
   bool ok = true;
   for (size_t i : {size_t(0), size_t(32), n / 2, n - 1}) {  // both kinds of warp
-    F x = a[i];
-    for (int k = 0; k < iters; ++k) x = x * b[i];
-    ok = ok && x == out[i];
+    F x = c.a[i];
+    for (int k = 0; k < iters; ++k) x = x * c.b[i];
+    ok = ok && x == c.out[i];
   }
-  return Row{name, n, iters, ms, ok};
+  return Row{name, n, iters, c.ms, ok};
 }
 
 // One product per element over random and edge-case inputs (0, 1, p - 1, R mod p and
