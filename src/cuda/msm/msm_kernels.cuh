@@ -26,9 +26,9 @@ constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pai
 // With precomputed bases every group after the first costs a fold of the whole bucket set
 // (2^(c-1) full additions): their groups are larger. At 2^24 points with 22-bit windows
 // (12 windows, 2^21 buckets) the four groups of 2^26 entries spent 3 folds, and at 24 bits
-// (2^23 buckets) 4 folds and the reduction took 29 ms of a 124 ms MSM (H200). 2^28 entries
-// (4 GiB of sorted pairs) hold every window of 2^24 points in one group.
-constexpr size_t kSharedGroupEntries = size_t(1) << 28;
+// (2^23 buckets) 4 folds and the reduction took 29 ms of a 124 ms MSM (H200). 2^30 entries
+// (~30 bytes of scratch each) hold every window of 2^26 points in one group.
+constexpr size_t kSharedGroupEntries = size_t(1) << 30;
 constexpr size_t kOnesPartials = 131072;  // at most this many threads sum the scalars equal to 1
 // log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
 // the items, and so half the cost, of the second level), 8 below (enough threads).

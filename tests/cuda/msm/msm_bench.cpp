@@ -263,8 +263,8 @@ int run(int argc, char** argv) {
                                                   {Mix::kUniform, 26, "566"},
                                                   {Mix::kUniform, 27, ""},  // with --max-log 27: the 2^27 H MSM
                                                   {Mix::kWitness, 22, "17.4"}},
-                                                 {{22, "52.9"}, {24, "154.4"}}, true),
-                                           {{26, "566"}, {27, ""}}, false),  // the sweep only: no table fits
+                                                 {{22, "52.9"}, {24, "154.4"}, {26, "566"}}, true),
+                                           {{27, ""}}, false),  // the sweep only: no table fits
                                      accumulations, max_log, runs, pool, rng, *stream, rows);
   }
   if (wanted("bn254_g1")) {
