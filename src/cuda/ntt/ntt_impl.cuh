@@ -25,7 +25,7 @@ constexpr unsigned kMinTileLog = 6;
 // registers (at most 128 per thread). Measured on the H200 (BENCHMARKS.md, "NTT at 2^27
 // (H12)"): rounds of two stages at three blocks per multiprocessor ran 2-4% faster again
 // but have not yet passed cuda_ntt_test on the device.
-constexpr unsigned kMinBlocks = 2;
+constexpr unsigned kMinBlocks = 3;
 
 template <class F, bool kDit>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> a) {

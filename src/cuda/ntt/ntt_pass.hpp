@@ -265,7 +265,7 @@ CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) 
 // per stage). The round at the line's edge (DIF's distances 4, 2, 1, DIT's 1, 2, 4) is full
 // and knows its trivial twiddles at compile time; the short round, if any, is at the other
 // end. DIF runs rounds 0, 1, ... from stage 0; DIT's round 0 is its edge round.
-constexpr unsigned kMaxRound = 3;
+constexpr unsigned kMaxRound = 2;
 
 struct Round {
   unsigned s0;      // first stage
