@@ -21,10 +21,10 @@ constexpr unsigned kThreads = 256;
 constexpr unsigned kMaxTileLog = 11;
 constexpr unsigned kMinTileLog = 6;
 
-// Two blocks per multiprocessor: a round keeps 2^kMaxRound elements and their products in
-// registers (at most 128 per thread). Measured on the H200 (BENCHMARKS.md, "NTT at 2^27
-// (H12)"): rounds of two stages at three blocks per multiprocessor ran 2-4% faster again
-// but have not yet passed cuda_ntt_test on the device.
+// Three blocks per multiprocessor (at most 85 registers a thread): a round keeps
+// 2^kMaxRound = 4 elements and their products in registers. On the H200 (BENCHMARKS.md, "NTT
+// at 2^27 (H12)") rounds of two stages at three blocks ran 2-4% faster than rounds of three
+// at two blocks (fewer stages per barrier, but more warps to hide the product chains).
 constexpr unsigned kMinBlocks = 3;
 
 template <class F, bool kDit>

@@ -254,17 +254,19 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
 CUZK_INLINE unsigned tile_words(const Geometry& g) { return (1u << (tile_elements_log(g) - g.k)) * line_stride(g); }
 // Where (line, row) sits in shared memory: lines padded by one element, and a row's low two
-// bits XORed with bits 3 and 4, so that the edge round's groups of eight rows (thread q on
-// rows 8q + t) spread over the banks; runs of consecutive rows stay conflict-free.
+// bits XORed with bits 3 and 4, so that the edge round's groups of 2^R rows (thread q on
+// rows 2^R q + t) spread over the banks (made for R = 3; with R = 2 neighbouring threads still
+// share half of them); runs of consecutive rows stay conflict-free.
 CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) {
   return line * line_stride(g) + (row ^ ((row >> 3) & 3));
 }
 
 // A line's k stages run in rounds of up to kMaxRound stages, each round in registers on
 // groups of 2^stages rows (one shared-memory round trip and one barrier per round instead of
-// per stage). The round at the line's edge (DIF's distances 4, 2, 1, DIT's 1, 2, 4) is full
-// and knows its trivial twiddles at compile time; the short round, if any, is at the other
-// end. DIF runs rounds 0, 1, ... from stage 0; DIT's round 0 is its edge round.
+// per stage). The round at the line's edge (DIF's distances 2, 1, DIT's 1, 2) is full and
+// knows its trivial twiddles at compile time; the short round, if any, is at the other end.
+// DIF runs rounds 0, 1, ... from stage 0; DIT's round 0 is its edge round. Rounds of two
+// stages (kMinBlocks in ntt_impl.cuh says why); run_round also takes rounds of three.
 constexpr unsigned kMaxRound = 2;
 
 struct Round {
@@ -345,12 +347,16 @@ CUZK_INLINE void tile_round(const PassArgs<F>& a, unsigned s0, F* smem, unsigned
 // Round r of the pass (the kernel puts a barrier after each).
 template <bool kDit, class F>
 CUZK_INLINE void run_round(const PassArgs<F>& a, const Round& r, F* smem, unsigned tid, unsigned threads) {
+  if constexpr (kMaxRound >= 3) {
+    if (r.stages == 3) {
+      return r.edge ? tile_round<3, true, kDit>(a, r.s0, smem, tid, threads)
+                    : tile_round<3, false, kDit>(a, r.s0, smem, tid, threads);
+    }
+  }
   if (r.edge) {
-    if (r.stages == 3) return tile_round<3, true, kDit>(a, r.s0, smem, tid, threads);
     if (r.stages == 2) return tile_round<2, true, kDit>(a, r.s0, smem, tid, threads);
     return tile_round<1, true, kDit>(a, r.s0, smem, tid, threads);
   }
-  if (r.stages == 3) return tile_round<3, false, kDit>(a, r.s0, smem, tid, threads);
   if (r.stages == 2) return tile_round<2, false, kDit>(a, r.s0, smem, tid, threads);
   return tile_round<1, false, kDit>(a, r.s0, smem, tid, threads);
 }
