@@ -19,6 +19,7 @@
 #include "cuda/cuda_status.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/msm/outlined_products.cuh"
 #include "cuda/stream.hpp"
 #include "ec/points.hpp"
 #include "ec/xyzz_madd.hpp"
@@ -147,24 +148,8 @@ struct TwoProducts {
 };
 
 // Out-of-line products (one copy of each, called), as the BLS12-381 MSM's level 1 takes
-// them: the integer product, or the FP64-pipe product of ff/fp_cuda_f64.hpp.
-struct OutlinedIntMul {
-  template <class F>
-  __device__ __noinline__ static F mul(F a, F b) {
-    return a * b;
-  }
-  template <class F>
-  __device__ __noinline__ static F sqr(F a) {
-    return a.square();
-  }
-};
-// ... with Y3 from one out-of-line mul_sub (one reduction for both products).
-struct OutlinedIntMulSub : OutlinedIntMul {
-  template <class F>
-  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) {
-    return F::mul_sub(a, b, c, d);
-  }
-};
+// them (msm_detail::OutlinedMul / OutlinedMulSub): Karatsuba products, or the FP64-pipe
+// product of ff/fp_cuda_f64.hpp.
 // ... with Karatsuba products (ff/fp_cuda_karatsuba.hpp).
 struct OutlinedKaratsubaMul {
   template <class F>
@@ -495,6 +480,8 @@ int run(int argc, char** argv) {
       bench_two_chains<Fq, IntStep, F64Step>("bls12_381 Fq mul, IMAD + FP64 chains", n_mul, 128, runs, s, rng));
   rows.push_back(bench_warp_mix<Fq, IntStep, F64Step>("bls12_381 Fq mul, warps IMAD / FP64", n_mul, 256, runs, s, rng));
   using G1 = bls12_381::G1Xyzz;
+  using OutlinedIntMul = msm_detail::OutlinedMul<Fq>;
+  using OutlinedIntMulSub = msm_detail::OutlinedMulSub<Fq>;
   rows.push_back(
       bench_mixed_add<G1, MaddAdd<OutlinedIntMul>>("bls12_381 G1 madd, outlined IMAD", n_add, 64, runs, s, rng));
   rows.push_back(bench_mixed_add<G1, MaddAdd<OutlinedIntMulSub>>("bls12_381 G1 madd, outlined IMAD, mul_sub", n_add, 64,
