@@ -255,8 +255,8 @@ CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
 CUZK_INLINE unsigned tile_words(const Geometry& g) { return (1u << (tile_elements_log(g) - g.k)) * line_stride(g); }
 // Where (line, row) sits in shared memory: lines padded by one element, and a row's low two
 // bits XORed with bits 3 and 4, so that the edge round's groups of 2^R rows (thread q on
-// rows 2^R q + t) spread over the banks (made for R = 3; with R = 2 neighbouring threads still
-// share half of them); runs of consecutive rows stay conflict-free.
+// rows 2^R q + t) spread over the banks (tuned for R = 3 and not re-tuned for R = 2);
+// runs of consecutive rows stay conflict-free.
 CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) {
   return line * line_stride(g) + (row ^ ((row >> 3) & 3));
 }
