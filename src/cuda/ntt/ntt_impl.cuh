@@ -342,10 +342,13 @@ size_t NttDomain<Fr>::coset_table_bytes(unsigned log_n) {
 }
 
 template <class Fr>
-size_t NttDomain<Fr>::device_bytes(unsigned log_n) {
-  // Either two coset tables or two row tables (at most 2^(kMaxTileLog + 1) elements each).
-  const size_t row = (size_t(2) << ntt_detail::kMaxTileLog) * sizeof(Fr);
-  return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * std::max(coset_table_bytes(log_n), row);
+size_t NttDomain<Fr>::device_bytes(unsigned log_n, NttOptions options) {
+  // snarkjs's shift is w_2n below 2^S: with two passes or more its factors are two row
+  // tables of the last pass (create() builds them), else two coset tables.
+  const auto plan = ntt_detail::make_plan(log_n, options.tile_log);
+  const size_t factor = plan.size() >= 2 && log_n < Fr::S ? (size_t(2) << plan.back().k) * sizeof(Fr)
+                                                          : coset_table_bytes(log_n);
+  return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * factor;
 }
 
 template <class Fr>
