@@ -346,8 +346,8 @@ size_t NttDomain<Fr>::device_bytes(unsigned log_n, NttOptions options) {
   // snarkjs's shift is w_2n below 2^S: with two passes or more its factors are two row
   // tables of the last pass (create() builds them), else two coset tables.
   const auto plan = ntt_detail::make_plan(log_n, options.tile_log);
-  const size_t factor = plan.size() >= 2 && log_n < Fr::S ? (size_t(2) << plan.back().k) * sizeof(Fr)
-                                                          : coset_table_bytes(log_n);
+  const size_t factor =
+      plan.size() >= 2 && log_n < Fr::S ? (size_t(2) << plan.back().k) * sizeof(Fr) : coset_table_bytes(log_n);
   return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * factor;
 }
 
