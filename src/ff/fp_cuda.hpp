@@ -178,14 +178,40 @@ __device__ __forceinline__ void final_sub(uint32_t* r) {
   for (size_t j = 0; j < n; ++j) r[j] = borrow ? r[j] : t[j];
 }
 
+// The interleaved product's words before the final subtraction: x y 2^(-64N) mod p plus 0
+// or p, below x y 2^(-64N) + p (the accumulator, n + 1 words, stays below x + p); < 2p for
+// x, y < p, and for x < 4p, y < p where 4p < 2^(64N).
+template <class P>
+__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
+
 // a * b * 2^(-64N) mod p, fully reduced.
 template <class P>
 __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
+  uint32_t X[n];
+  mont_mul_words<P>(x, y, X);
+  final_sub<P>(X);
+  return from_words<P::N>(X);
+}
+
+// Lazy reduction, for fields with 4p < 2^(64N) (two spare bits: BN254's), where values may
+// lie in [0, 2p) between steps (Harvey's NTT butterflies; ntt_pass.hpp):
+// x y 2^(-64N) mod p in [0, 2p), for x < 4p and y < p (x y 2^(-64N) + p < 2p).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t X[n];
+  mont_mul_words<P>(x, y, X);
+  return from_words<P::N>(X);
+}
+
+template <class P>
+__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X) {
+  constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
   to_words(x, a);
   to_words(y, b);
-  uint32_t X[n], Y[n];
+  uint32_t Y[n];
   mul_row<P, true>(X, Y, a, b[0]);
   mul_row<P, false>(Y, X, a, b[1]);
 #pragma unroll
@@ -198,8 +224,6 @@ __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const Bi
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], Y[j + 1]);
   X[n - 1] = addc(X[n - 1], 0);
-  final_sub<P>(X);
-  return from_words<P::N>(X);
 }
 
 // REDC(W) = W * 2^(-64N) mod p, fully reduced, for a 2n-word W < p * 2^(64N): the low half
@@ -472,6 +496,77 @@ __device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const Big
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], word(p, j) & mask);
   a[n - 1] = addc(a[n - 1], word(p, n - 1) & mask);
+  return from_words<P::N>(a);
+}
+
+// x - p if that does not borrow, else x: [0, 2p) -> [0, p).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t a[n];
+  to_words(x, a);
+  final_sub<P>(a);
+  return from_words<P::N>(a);
+}
+
+// (x + y) mod 2p for x, y < 2p, in [0, 2p) (4p < 2^(64N): the sum has no carry out).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n], t[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = add_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], b[j]);
+  a[n - 1] = addc(a[n - 1], b[n - 1]);
+  // 2p's words: p shifted left by one (its top bit is free).
+  t[0] = sub_cc(a[0], word(p, 0) << 1);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
+  const uint32_t borrow = subc(0, 0);
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) a[j] = borrow ? a[j] : t[j];
+  return from_words<P::N>(a);
+}
+
+// x - y + 2p for x, y < 2p, in (0, 4p): no reduction (mont_mul_lazy takes it).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = add_cc(a[0], word(p, 0) << 1);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
+  a[n - 1] = addc(a[n - 1], (word(p, n - 1) << 1) | (word(p, n - 2) >> 31));
+  a[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = subc_cc(a[j], b[j]);
+  a[n - 1] = subc(a[n - 1], b[n - 1]);
+  return from_words<P::N>(a);
+}
+
+// (x - y) mod 2p for x, y < 2p, in [0, 2p).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> sub_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
+  const uint32_t mask = subc(0, 0);
+  // Add 2p back when the subtraction borrowed; the carry out cancels the borrow.
+  a[0] = add_cc(a[0], (word(p, 0) << 1) & mask);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], ((word(p, j) << 1) | (word(p, j - 1) >> 31)) & mask);
+  a[n - 1] = addc(a[n - 1], ((word(p, n - 1) << 1) | (word(p, n - 2) >> 31)) & mask);
   return from_words<P::N>(a);
 }
 

@@ -163,8 +163,33 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
   return e < h ? load_table(half + e) : -load_table(half + (e - h));
 }
 
+// Lazy butterflies (Harvey) where the field has two spare bits (4p < 2^(64N): BN254's Fr):
+// inside a pass the values stay in [0, 2p), the DIF difference goes into the product
+// unreduced (x0 - x1 + 2p < 4p, and the lazy product of it is < 2p again), and only sums and
+// DIT differences take one conditional subtraction, of 2p: one conditional step per
+// butterfly instead of three. store_element brings values back below p. The host model
+// (the plan test) runs the exact operations: the same values up to multiples of p.
+template <class F>
+constexpr bool kLazyButterflies = F::Params::MODULUS.limb[F::N - 1] < (uint64_t(1) << 62);
+
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyButterflies<F>) {
+    using P = typename F::Params;
+    namespace cf = ff::cuda_fp;
+    const auto a = x0.mont(), b = x1.mont();
+    if (dit) {
+      const auto t = trivial ? b : cf::mont_mul_lazy<P>(b, w.mont());
+      x0 = F::from_mont(cf::add_lazy<P>(a, t));
+      x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+    } else {
+      x0 = F::from_mont(cf::add_lazy<P>(a, b));
+      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
+    }
+    return;
+  }
+#endif
   if (dit) {
     F t = trivial ? x1 : x1 * w;
     x1 = x0 - t;
@@ -251,13 +276,22 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
   }
 }
 
+// x below p again after lazy butterflies (x < 2p).
+template <class F>
+CUZK_INLINE F canonical(const F& x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyButterflies<F>) return F::from_mont(ff::cuda_fp::reduce_once<typename F::Params>(x.mont()));
+#endif
+  return x;
+}
+
 // Writes element ep's final value x of the pass.
 template <class F>
 CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F& x) {
   const Op<F>& op = a.post;
   if (op.kind == OpKind::kCombineCanonical || op.kind == OpKind::kCombineMont) {
     // Read a and b before writing out: out may alias a.
-    const F v = load_elem(op.a + ep.p) * load_elem(op.b + ep.p) - x;
+    const F v = load_elem(op.a + ep.p) * load_elem(op.b + ep.p) - canonical(x);
     if (op.kind == OpKind::kCombineCanonical) {
       store_int(static_cast<typename F::Int*>(op.out) + ep.p, v.mont());
     } else {
@@ -265,7 +299,7 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     }
     return;
   }
-  store_elem(a.data + ep.p, apply_factor(op, a, ep, x));
+  store_elem(a.data + ep.p, apply_factor(op, a, ep, canonical(x)));
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
