@@ -194,9 +194,9 @@ __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const Bi
   return from_words<P::N>(X);
 }
 
-// Lazy reduction, for fields with 4p < 2^(64N) (two spare bits: BN254's), where values may
-// lie in [0, 2p) between steps (Harvey's NTT butterflies; ntt_pass.hpp):
-// x y 2^(-64N) mod p in [0, 2p), for x < 4p and y < p (x y 2^(-64N) + p < 2p).
+// Lazy reduction, where values may lie in [0, 2p) between steps (Harvey's NTT butterflies;
+// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x < 2p, or x < 4p where
+// 4p < 2^(64N) (x y 2^(-64N) + p < 2p).
 template <class P>
 __device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
@@ -509,7 +509,13 @@ __device__ __forceinline__ BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
   return from_words<P::N>(a);
 }
 
-// (x + y) mod 2p for x, y < 2p, in [0, 2p) (4p < 2^(64N): the sum has no carry out).
+// Whether 4p < 2^(64N) (two spare bits), so that x + y and x - y + 2p of values below 2p
+// fit the words.
+template <class P>
+constexpr bool kTwoSpareBits = P::MODULUS.limb[P::N - 1] < (uint64_t(1) << 62);
+
+// (x + y) mod 2p for x, y < 2p, in [0, 2p). Without two spare bits the sum may carry out of
+// the words: then it is at least 2^(64N) > 2p, and the difference below is the result.
 template <class P>
 __device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
@@ -520,20 +526,28 @@ __device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const Bi
   a[0] = add_cc(a[0], b[0]);
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], b[j]);
-  a[n - 1] = addc(a[n - 1], b[n - 1]);
+  uint32_t carry = 0;
+  if constexpr (kTwoSpareBits<P>) {
+    a[n - 1] = addc(a[n - 1], b[n - 1]);
+  } else {
+    a[n - 1] = addc_cc(a[n - 1], b[n - 1]);
+    carry = addc(0, 0);
+  }
   // 2p's words: p shifted left by one (its top bit is free).
   t[0] = sub_cc(a[0], word(p, 0) << 1);
 #pragma unroll
   for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
-  const uint32_t borrow = subc(0, 0);
+  const uint32_t keep = subc(0, 0) & ~(0u - carry);  // borrowed and no carry out: a < 2p
 #pragma unroll
-  for (size_t j = 0; j < n; ++j) a[j] = borrow ? a[j] : t[j];
+  for (size_t j = 0; j < n; ++j) a[j] = keep ? a[j] : t[j];
   return from_words<P::N>(a);
 }
 
-// x - y + 2p for x, y < 2p, in (0, 4p): no reduction (mont_mul_lazy takes it).
+// x - y + 2p for x, y < 2p, in (0, 4p): no reduction (mont_mul_lazy takes it). Needs two
+// spare bits.
 template <class P>
 __device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  static_assert(kTwoSpareBits<P>, "x - y + 2p may not fit the words");
   constexpr size_t n = Modulus<P>::n;
   constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n];
