@@ -36,9 +36,11 @@ class NttDomain {
   // (ff/roots.hpp). Builds its tables on `s` and waits for them.
   static Result<NttDomain> create(unsigned log_n, const Stream& s,
                                   ff::RootConvention conv = ff::RootConvention::kSnarkjs, NttOptions options = {});
-  // Device bytes a domain holds: the table of w^i, i < n/2, and the two coset tables of
-  // the snarkjs shift. Creation needs one more coset table for a moment.
-  static size_t device_bytes(unsigned log_n);
+  // Device bytes a domain of these options holds: the table of w^i, i < n/2, and the two
+  // tables of the snarkjs shift's factors (row tables of at most 2^12 elements where the
+  // factor folds into the last two passes, else coset tables). Creation needs one more
+  // coset table for a moment.
+  static size_t device_bytes(unsigned log_n, NttOptions options = {});
   // Device bytes of one coset table (see coset_forward).
   static size_t coset_table_bytes(unsigned log_n);
   // Scratch device memory snarkjs_h and bellperson_h allocate: none.
@@ -66,7 +68,9 @@ class NttDomain {
   Status coset_forward(Fr* d, const Fr& shift, const Stream& s) const;
   // Evaluations at shift * w^i -> coefficients (a coset table for shift^-1, as above).
   Status coset_inverse(Fr* d, const Fr& shift, const Stream& s) const;
-  // Evaluations at w^i -> evaluations at shift * w^i.
+  // Evaluations at w^i -> evaluations at shift * w^i. When shift^2 = omega (snarkjs_shift
+  // below 2^Fr::S) and the plan has two passes or more, the coset factor rides on the last
+  // two inverse passes (one product per element instead of two; ntt_pass.hpp, kRowCoset).
   Status shift_evaluations(Fr* d, const Fr& shift, const Stream& s) const;
 
   // For benchmarks: forward(d) (passes, then the bit reversal) and shift_evaluations(d,

@@ -152,7 +152,8 @@ struct NttDomain<Fr>::State {
   std::vector<ntt_detail::Geometry> plan;
   DeviceBuffer<Fr> half;  // w^i, i < n/2
   mutable std::mutex mu;
-  mutable std::map<Key, CosetTable> cosets;  // by (g, c): c * g^i
+  mutable std::map<Key, CosetTable> cosets;      // by (g, c): c * g^i
+  mutable std::map<Key, CosetTable> row_cosets;  // by (g, c): row_coset_table() (lo_bits: its k)
 
   static Key key_of(const Fr& g, const Fr& c) {
     Key k{};
@@ -191,6 +192,23 @@ struct NttDomain<Fr>::State {
     return op;
   }
 
+  // The cached kRowCoset table of (g, c) for this plan's last pass (built on `s` on first use).
+  Result<const CosetTable*> row_coset(const Fr& g, const Fr& c, const Stream& s) const {
+    std::lock_guard<std::mutex> lock(mu);
+    Key key = key_of(g, c);
+    auto it = row_cosets.find(key);
+    if (it != row_cosets.end()) return &it->second;
+    const unsigned k = plan.back().k;
+    const std::vector<Fr> host = ntt_detail::row_coset_table(log_n, k, g, c);
+    CosetTable t;
+    t.lo_bits = k;
+    CUZK_ASSIGN_OR_RETURN(t.buf, DeviceBuffer<Fr>::allocate(host.size(), "ntt coset row table"));
+    CUZK_RETURN_IF_ERROR(t.buf.upload(host, s));
+    CUZK_RETURN_IF_ERROR(s.synchronize());  // `host` goes out of scope
+    auto ins = row_cosets.emplace(key, std::move(t));
+    return &ins.first->second;
+  }
+
   // The cached table of c * g^i (built on `s` on first use).
   Result<const CosetTable*> coset(const Fr& g, const Fr& c, const Stream& s) const {
     std::lock_guard<std::mutex> lock(mu);
@@ -218,16 +236,32 @@ struct NttDomain<Fr>::State {
   }
 
   // Natural order in, bit-reversed out; `pre` on the first pass's input, `post` on the
-  // last pass's output.
+  // last pass's output, `penultimate` (if given) instead of the boundary twiddle on the last
+  // pass but one's.
   Status dif(Fr* d, bool inverse, const ntt_detail::Op<Fr>& pre, const ntt_detail::Op<Fr>& post, const Stream& s,
-             ntt_detail::KernelTimer* timer = nullptr) const {
+             ntt_detail::KernelTimer* timer = nullptr, const ntt_detail::Op<Fr>* penultimate = nullptr) const {
     ntt_detail::Op<Fr> none, twiddle;
     twiddle.kind = ntt_detail::OpKind::kTwiddle;
     for (size_t t = 0; t < plan.size(); ++t) {
       const bool last = t + 1 == plan.size();
-      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, false, t == 0 ? pre : none, last ? post : twiddle, s, timer));
+      const ntt_detail::Op<Fr>& between = penultimate != nullptr && t + 2 == plan.size() ? *penultimate : twiddle;
+      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, false, t == 0 ? pre : none, last ? post : between, s, timer));
     }
     return Status::ok();
+  }
+
+  // The inverse DIF with the coset factor c * g^rev(p) on its output: folded into the last
+  // two passes when g is a square root of omega (snarkjs's shift), else from the two tables.
+  Status inverse_coset_dif(Fr* d, const Fr& g, const Fr& c, const Stream& s,
+                           ntt_detail::KernelTimer* timer = nullptr) const {
+    if (ntt_detail::can_fold_coset(plan, g, omega)) {
+      CUZK_ASSIGN_OR_RETURN(const CosetTable* t, row_coset(g, c, s));
+      ntt_detail::Op<Fr> pen, last;
+      ntt_detail::coset_fold_ops(plan, t->buf.data(), pen, last);
+      return dif(d, true, ntt_detail::Op<Fr>{}, last, s, timer, &pen);
+    }
+    CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(g, c, s));
+    return dif(d, true, ntt_detail::Op<Fr>{}, powers_op(*t, true), s, timer);
   }
 
   // Bit-reversed in, natural out; `post` on the last pass's output.
@@ -268,8 +302,7 @@ struct NttDomain<Fr>::State {
   // w^i are a); `post` on the last pass (a combine, or nothing).
   Status shift_evaluations(Fr* d, const Fr& shift_, const Fr& factor, const ntt_detail::Op<Fr>& post, const Stream& s,
                            Pacer* pace = nullptr) const {
-    CUZK_ASSIGN_OR_RETURN(const CosetTable* t, coset(shift_, n_inv * factor, s));
-    CUZK_RETURN_IF_ERROR(dif(d, true, ntt_detail::Op<Fr>{}, powers_op(*t, true), s));
+    CUZK_RETURN_IF_ERROR(inverse_coset_dif(d, shift_, n_inv * factor, s));
     if (pace != nullptr) CUZK_RETURN_IF_ERROR(pace->boundary());
     return dit(d, false, post, s);
   }
@@ -309,8 +342,13 @@ size_t NttDomain<Fr>::coset_table_bytes(unsigned log_n) {
 }
 
 template <class Fr>
-size_t NttDomain<Fr>::device_bytes(unsigned log_n) {
-  return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * coset_table_bytes(log_n);
+size_t NttDomain<Fr>::device_bytes(unsigned log_n, NttOptions options) {
+  // snarkjs's shift is w_2n below 2^S: with two passes or more its factors are two row
+  // tables of the last pass (create() builds them), else two coset tables.
+  const auto plan = ntt_detail::make_plan(log_n, options.tile_log);
+  const size_t factor =
+      plan.size() >= 2 && log_n < Fr::S ? (size_t(2) << plan.back().k) * sizeof(Fr) : coset_table_bytes(log_n);
+  return (size_t(1) << log_n) / 2 * sizeof(Fr) + 2 * factor;
 }
 
 template <class Fr>
@@ -368,8 +406,14 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
     CUZK_RETURN_IF_ERROR(check_launch("ntt.expand_powers_kernel"));
     CUZK_RETURN_IF_ERROR(s.synchronize());
   }
-  CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv, s).status());
-  CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv * st->r_inv, s).status());
+  // The tables snarkjs H takes (factor 1 for a, R^-1 for b and c), built now.
+  if (can_fold_coset(st->plan, st->shift, st->omega)) {
+    CUZK_RETURN_IF_ERROR(st->row_coset(st->shift, st->n_inv, s).status());
+    CUZK_RETURN_IF_ERROR(st->row_coset(st->shift, st->n_inv * st->r_inv, s).status());
+  } else {
+    CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv, s).status());
+    CUZK_RETURN_IF_ERROR(st->coset(st->shift, st->n_inv * st->r_inv, s).status());
+  }
   return Result<NttDomain>(NttDomain(std::move(st)));
 }
 
@@ -414,10 +458,9 @@ Result<std::vector<float>> NttDomain<Fr>::forward_kernel_ms(Fr* d, const Stream&
 template <class Fr>
 Result<std::vector<float>> NttDomain<Fr>::shift_evaluations_kernel_ms(Fr* d, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "shift_evaluations_kernel_ms: data"));
-  CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(state_->shift, state_->n_inv, s));
   ntt_detail::KernelTimer timer;
   CUZK_RETURN_IF_ERROR(timer.mark(s));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, true, ntt_detail::Op<Fr>{}, State::powers_op(*t, true), s, &timer));
+  CUZK_RETURN_IF_ERROR(state_->inverse_coset_dif(d, state_->shift, state_->n_inv, s, &timer));
   CUZK_RETURN_IF_ERROR(state_->dit(d, false, {}, s, &timer));
   return timer.intervals_ms();
 }

@@ -185,6 +185,12 @@ enum class OpKind : uint8_t {
   kCombineCanonical,  // post only: out[p] = a[p] * b[p] - x, where b and x carry a factor R^-1 (their
                       // Montgomery limbs are canonical integers), so the product lands canonical
   kCombineMont,       // post only: out[p] = a[p] * b[p] - x (Montgomery form)
+  // The coset factor c * g^rev(p) of an inverse DIF, g^2 = w, folded into its last two
+  // passes (coset_fold_ops): rev(p) = rev_k(r) 2^(L-k) + rev_(L-k)(H) for p = H 2^k + r,
+  // k the last pass's digit. g^rev(H) = g^b w^(rev(H) >> 1), b = rev(H) & 1 = bit L-1 of p.
+  kTwiddleCoset,  // post of the last pass but one: its boundary twiddle times w^(rev(H) >> 1),
+                  // one root from the table (lo_bits = k)
+  kRowCoset,      // post of the last pass: times lo[b 2^k + r] = c g^(b + rev_k(r) 2^(L-k))
 };
 
 template <class F>
@@ -229,6 +235,17 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
       return x * op.c;
     case OpKind::kPowers:
       return x * power_factor(op, op.rev_index ? reverse_bits(ep.p, a.g.log_n) : ep.p);
+    case OpKind::kTwiddleCoset: {
+      const uint64_t n = uint64_t(1) << a.g.log_n;
+      const uint64_t h = reverse_bits(ep.p >> op.lo_bits, a.g.log_n - op.lo_bits) >> 1;
+      const uint64_t e = twiddle_exponent(a.g, ep) & (n - 1);
+      const uint64_t E = (a.inverse ? h + n - e : h + e) & (n - 1);
+      return E == 0 ? x : x * root_pow(a.half, a.g.log_n, E, false);
+    }
+    case OpKind::kRowCoset: {
+      const uint64_t b = ep.p >> (a.g.log_n - 1);
+      return x * load_table(op.lo + ((b << a.g.k) | (ep.p & ((uint64_t(1) << a.g.k) - 1))));
+    }
     default:
       return x;
   }
@@ -368,6 +385,45 @@ CUZK_INLINE void store_tile(const PassArgs<F>& a, uint64_t tile, const F* smem, 
     const ElemPos ep = tile_element(a.g, tile, e);
     store_element(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
   }
+}
+
+// Whether an inverse DIF over `plan` can take the coset factor c * g^rev(p) in its last two
+// passes (kTwiddleCoset, kRowCoset): two passes or more, and g a square root of the
+// domain's root w (snarkjs's shift is w_2n). One product per element instead of two.
+template <class F>
+bool can_fold_coset(const std::vector<Geometry>& plan, const F& g, const F& w) {
+  return plan.size() >= 2 && g.square() == w;
+}
+
+// kRowCoset's table for a last pass of k bits: t[b 2^k + r] = c g^(b + rev_k(r) 2^(L-k)).
+template <class F>
+std::vector<F> row_coset_table(unsigned log_n, unsigned k, const F& g, const F& c) {
+  F step = g;  // g^(2^(L-k))
+  for (unsigned i = k; i < log_n; ++i) step = step.square();
+  const size_t m = size_t(1) << k;
+  std::vector<F> pw(m);
+  pw[0] = F::one();
+  for (size_t j = 1; j < m; ++j) pw[j] = pw[j - 1] * step;
+  std::vector<F> t(2 * m);
+  const F cg = c * g;
+  for (size_t r = 0; r < m; ++r) {
+    const F& q = pw[reverse_bits(r, k)];
+    t[r] = c * q;
+    t[m + r] = cg * q;
+  }
+  return t;
+}
+
+// The posts of an inverse DIF's last pass but one and last pass that apply the coset factor
+// whose row_coset_table() is `row` (in device memory for the kernels).
+template <class F>
+void coset_fold_ops(const std::vector<Geometry>& plan, const F* row, Op<F>& penultimate, Op<F>& last) {
+  penultimate = Op<F>{};
+  penultimate.kind = OpKind::kTwiddleCoset;
+  penultimate.lo_bits = plan.back().k;
+  last = Op<F>{};
+  last.kind = OpKind::kRowCoset;
+  last.lo = row;
 }
 
 // Shared-memory elements one tile of the pass needs.

@@ -9,6 +9,7 @@
 #include "core/thread_pool.hpp"
 #include "cuda/ntt/ntt_pass.hpp"
 #include "ff/fields.hpp"
+#include "ff/roots.hpp"
 #include "poly/domain.hpp"
 #include "poly/h_poly.hpp"
 
@@ -73,12 +74,26 @@ struct HostModel {
       store_tile(a, t, smem.data(), 0, 1);
     }
   }
-  void dif(F* d, bool inverse, const Op<F>& pre, const Op<F>& post) const {
+  void dif(F* d, bool inverse, const Op<F>& pre, const Op<F>& post, const Op<F>* penultimate = nullptr) const {
     Op<F> none, tw;
     tw.kind = OpKind::kTwiddle;
     for (size_t t = 0; t < plan.size(); ++t) {
-      pass(d, plan[t], inverse, false, t == 0 ? pre : none, t + 1 == plan.size() ? post : tw);
+      const Op<F>& between = penultimate != nullptr && t + 2 == plan.size() ? *penultimate : tw;
+      pass(d, plan[t], inverse, false, t == 0 ? pre : none, t + 1 == plan.size() ? post : between);
     }
+  }
+  // The inverse DIF with the coset factor c * g^rev(p) on its output, as shift_evaluations
+  // runs it: folded into the last two passes where it can be, else from the two tables.
+  void inverse_coset_dif(F* d, const F& g, const F& c, const F& w) const {
+    if (can_fold_coset(plan, g, w)) {
+      const std::vector<F> row = row_coset_table(log_n, plan.back().k, g, c);
+      Op<F> pen, last;
+      coset_fold_ops(plan, row.data(), pen, last);
+      dif(d, true, Op<F>{}, last, &pen);
+      return;
+    }
+    const Table t = table(g, c);
+    dif(d, true, Op<F>{}, powers(t, true));
   }
   void dit(F* d, bool inverse, const Op<F>& post) const {
     Op<F> none, tw;
@@ -228,11 +243,12 @@ TEST(NttPlan, ModelMatchesPoly) {
       Fr s = poly::snarkjs_odd_shift(dom);
       Fr::Int one_limb{};
       one_limb.limb[0] = 1;
-      auto st = m.table(s, n_inv);
-      auto st_r = m.table(s, n_inv * Fr::from_mont(one_limb));  // b and c times R^-1
-      m.dif(a.data(), true, none, HostModel<Fr>::powers(st, true));
-      m.dif(b.data(), true, none, HostModel<Fr>::powers(st_r, true));
-      m.dif(c.data(), true, none, HostModel<Fr>::powers(st_r, true));
+      const Fr r_inv = Fr::from_mont(one_limb);  // b and c times R^-1
+      // The folded coset factor wherever the plan has two passes (the shift is w_2n).
+      EXPECT_EQ(can_fold_coset(m.plan, s, dom.omega()), m.plan.size() >= 2);
+      m.inverse_coset_dif(a.data(), s, n_inv, dom.omega());
+      m.inverse_coset_dif(b.data(), s, n_inv * r_inv, dom.omega());
+      m.inverse_coset_dif(c.data(), s, n_inv * r_inv, dom.omega());
       m.dit(a.data(), false, none);
       m.dit(b.data(), false, none);
       Op<Fr> combine;
@@ -244,6 +260,37 @@ TEST(NttPlan, ModelMatchesPoly) {
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i].mont(), rp[i]) << "snarkjs H at " << i;
     }
   }
+}
+
+// The coset factor folded into the last two passes against the two-table factor, both
+// curves' Fr, every plan shape up to 2^16; and a shift that is not a square root of the
+// root is not folded.
+template <class F>
+void check_coset_fold() {
+  std::mt19937_64 rng(std::random_device{}());
+  for (unsigned tile_log : {6u, 7u, 8u, 11u}) {
+    for (unsigned log_n = 1; log_n <= 16; ++log_n) {
+      SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+      const F w = ff::two_adic_root<F>(log_n, ff::RootConvention::kSnarkjs);
+      const F g = ff::two_adic_root<F>(log_n + 1, ff::RootConvention::kSnarkjs);
+      HostModel<F> m(log_n, tile_log, w);
+      const F c = F::random(rng);
+      ASSERT_EQ(can_fold_coset(m.plan, g, w), m.plan.size() >= 2);
+      EXPECT_FALSE(can_fold_coset(m.plan, F::from_u64(7) * g, w));
+      std::vector<F> x(size_t(1) << log_n);
+      for (auto& v : x) v = F::random(rng);
+      auto want = x, got = x;
+      const auto t = m.table(g, c);
+      m.dif(want.data(), true, Op<F>{}, HostModel<F>::powers(t, true));
+      m.inverse_coset_dif(got.data(), g, c, w);
+      ASSERT_EQ(got, want);
+    }
+  }
+}
+
+TEST(NttPlan, CosetFoldMatchesTheTables) {
+  check_coset_fold<bn254::Fr>();
+  check_coset_fold<bls12_381::Fr>();
 }
 
 }  // namespace

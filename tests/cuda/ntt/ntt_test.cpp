@@ -353,10 +353,14 @@ TYPED_TEST(DeviceNtt, DomainHoldsDeviceBytes) {
   auto alloc = DeviceAllocator::current();
   ASSERT_TRUE(alloc.is_ok());
   const size_t before = (*alloc)->stats().allocated_bytes;
-  {
-    auto gdom = NttDomain<F>::create(20, *this->stream_);
+  // One pass (coset tables), two and three passes (row tables), and other tile shapes.
+  for (const auto& [log_n, tile_log] : {std::pair{10u, 11u}, {20u, 11u}, {22u, 11u}, {13u, 6u}}) {
+    SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+    NttOptions options;
+    options.tile_log = tile_log;
+    auto gdom = NttDomain<F>::create(log_n, *this->stream_, ff::RootConvention::kSnarkjs, options);
     ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
-    EXPECT_EQ((*alloc)->stats().allocated_bytes - before, NttDomain<F>::device_bytes(20));
+    EXPECT_EQ((*alloc)->stats().allocated_bytes - before, NttDomain<F>::device_bytes(log_n, options));
   }
   EXPECT_EQ((*alloc)->stats().allocated_bytes, before);
 }
