@@ -148,9 +148,8 @@ struct TwoProducts {
 };
 
 // Out-of-line products (one copy of each, called), as the BLS12-381 MSM's level 1 takes
-// them (msm_detail::OutlinedMul / OutlinedMulSub): Karatsuba products, or the FP64-pipe
-// product of ff/fp_cuda_f64.hpp.
-// ... with Karatsuba products (ff/fp_cuda_karatsuba.hpp).
+// them (msm_detail::OutlinedMul / OutlinedMulSub, in main()): here Karatsuba products
+// (ff/fp_cuda_karatsuba.hpp), or the FP64-pipe product of ff/fp_cuda_f64.hpp.
 struct OutlinedKaratsubaMul {
   template <class F>
   __device__ __noinline__ static F mul(F a, F b) {
