@@ -179,8 +179,8 @@ __device__ __forceinline__ void final_sub(uint32_t* r) {
 }
 
 // The interleaved product's words before the final subtraction: x y 2^(-64N) mod p plus 0
-// or p, below x y 2^(-64N) + p (the accumulator, n + 1 words, stays below x + p); < 2p for
-// x, y < p, and for x < 4p, y < p where 4p < 2^(64N).
+// or p, below x y 2^(-64N) + p, for y < p and x + p < 2^(64N) (the accumulator, n words and
+// a carry the words drop, stays below x + p); < 2p for x < 4p where 5p < 2^(64N).
 template <class P>
 __device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
 
@@ -195,8 +195,8 @@ __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const Bi
 }
 
 // Lazy reduction, where values may lie in [0, 2p) between steps (Harvey's NTT butterflies;
-// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x < 2p, or x < 4p where
-// 4p < 2^(64N) (x y 2^(-64N) + p < 2p).
+// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x + p < 2^(64N): x < 4p where
+// 5p < 2^(64N) (kLazyProducts, BN254's Fr), x < 1.2p only for BLS12-381's Fr.
 template <class P>
 __device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
@@ -513,6 +513,10 @@ __device__ __forceinline__ BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
 // fit the words.
 template <class P>
 constexpr bool kTwoSpareBits = P::MODULUS.limb[P::N - 1] < (uint64_t(1) << 62);
+
+// Whether 5p < 2^(64N) (the top word below 2^64 / 5), so that mont_mul_lazy takes any x < 4p.
+template <class P>
+constexpr bool kLazyProducts = P::MODULUS.limb[P::N - 1] < 0x3333333333333333ull;
 
 // (x + y) mod 2p for x, y < 2p, in [0, 2p). Without two spare bits the sum may carry out of
 // the words: then it is at least 2^(64N) > 2p, and the difference below is the result.

@@ -163,15 +163,16 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
   return e < h ? load_table(half + e) : -load_table(half + (e - h));
 }
 
-// Lazy butterflies (Harvey) on the device: inside a pass the values stay in [0, 2p) (2p <
-// 2^(64N) for both curves' Fr), products by the (canonical) twiddles skip their final
-// subtraction, and sums and differences take one conditional step each, of 2p. Where the
-// field has two spare bits (4p < 2^(64N): BN254's Fr) the DIF difference goes into the
-// product unreduced (x0 - x1 + 2p < 4p), so a DIF butterfly has one conditional step
-// instead of three, a DIT butterfly two. store_element brings values back below p. The host
-// model (the plan test) runs the exact operations: the same values up to multiples of p.
+// Lazy butterflies (Harvey) on the device, where 5p < 2^(64N) (BN254's Fr): inside a pass
+// the values stay in [0, 2p), products by the (canonical) twiddles skip their final
+// subtraction, sums and differences take one conditional step each, of 2p, and the DIF
+// difference goes into the product unreduced (x0 - x1 + 2p < 4p): a DIF butterfly has one
+// conditional step instead of three, a DIT butterfly two. store_element brings values back
+// below p. BLS12-381's Fr (p > 2^254) keeps reduced butterflies: there a product's operand
+// must stay below 1.2p (mont_mul_lazy), which a lazy difference does not. The host model
+// (the plan test) runs the exact operations: the same values up to multiples of p.
 template <class F>
-constexpr bool kLazyButterflies = F::Params::MODULUS.limb[F::N - 1] < (uint64_t(1) << 63);
+constexpr bool kLazyButterflies = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // cuda_fp::kLazyProducts
 
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
@@ -186,13 +187,7 @@ CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
       x1 = F::from_mont(cf::sub_lazy<P>(a, t));
     } else {
       x0 = F::from_mont(cf::add_lazy<P>(a, b));
-      if (trivial) {
-        x1 = F::from_mont(cf::sub_lazy<P>(a, b));
-      } else if constexpr (cf::kTwoSpareBits<P>) {
-        x1 = F::from_mont(cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
-      } else {
-        x1 = F::from_mont(cf::mont_mul_lazy<P>(cf::sub_lazy<P>(a, b), w.mont()));
-      }
+      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
     }
     return;
   }
