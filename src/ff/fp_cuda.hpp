@@ -178,14 +178,40 @@ __device__ __forceinline__ void final_sub(uint32_t* r) {
   for (size_t j = 0; j < n; ++j) r[j] = borrow ? r[j] : t[j];
 }
 
+// The interleaved product's words before the final subtraction: x y 2^(-64N) mod p plus 0
+// or p, below x y 2^(-64N) + p, for y < p and x + p < 2^(64N) (the accumulator, n words and
+// a carry the words drop, stays below x + p); < 2p for x < 4p where 5p < 2^(64N).
+template <class P>
+__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
+
 // a * b * 2^(-64N) mod p, fully reduced.
 template <class P>
 __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
+  uint32_t X[n];
+  mont_mul_words<P>(x, y, X);
+  final_sub<P>(X);
+  return from_words<P::N>(X);
+}
+
+// Lazy reduction, where values may lie in [0, 2p) between steps (Harvey's NTT butterflies;
+// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x + p < 2^(64N): x < 4p where
+// 5p < 2^(64N) (kLazyProducts, BN254's Fr), x < 1.2p only for BLS12-381's Fr.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t X[n];
+  mont_mul_words<P>(x, y, X);
+  return from_words<P::N>(X);
+}
+
+template <class P>
+__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X) {
+  constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
   to_words(x, a);
   to_words(y, b);
-  uint32_t X[n], Y[n];
+  uint32_t Y[n];
   mul_row<P, true>(X, Y, a, b[0]);
   mul_row<P, false>(Y, X, a, b[1]);
 #pragma unroll
@@ -198,8 +224,6 @@ __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const Bi
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], Y[j + 1]);
   X[n - 1] = addc(X[n - 1], 0);
-  final_sub<P>(X);
-  return from_words<P::N>(X);
 }
 
 // REDC(W) = W * 2^(-64N) mod p, fully reduced, for a 2n-word W < p * 2^(64N): the low half
@@ -472,6 +496,95 @@ __device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const Big
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], word(p, j) & mask);
   a[n - 1] = addc(a[n - 1], word(p, n - 1) & mask);
+  return from_words<P::N>(a);
+}
+
+// x - p if that does not borrow, else x: [0, 2p) -> [0, p).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
+  constexpr size_t n = Modulus<P>::n;
+  uint32_t a[n];
+  to_words(x, a);
+  final_sub<P>(a);
+  return from_words<P::N>(a);
+}
+
+// Whether 4p < 2^(64N) (two spare bits), so that x + y and x - y + 2p of values below 2p
+// fit the words.
+template <class P>
+constexpr bool kTwoSpareBits = P::MODULUS.limb[P::N - 1] < (uint64_t(1) << 62);
+
+// Whether 5p < 2^(64N) (the top word below 2^64 / 5), so that mont_mul_lazy takes any x < 4p.
+template <class P>
+constexpr bool kLazyProducts = P::MODULUS.limb[P::N - 1] < 0x3333333333333333ull;
+
+// (x + y) mod 2p for x, y < 2p, in [0, 2p). Without two spare bits the sum may carry out of
+// the words: then it is at least 2^(64N) > 2p, and the difference below is the result.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n], t[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = add_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], b[j]);
+  uint32_t carry = 0;
+  if constexpr (kTwoSpareBits<P>) {
+    a[n - 1] = addc(a[n - 1], b[n - 1]);
+  } else {
+    a[n - 1] = addc_cc(a[n - 1], b[n - 1]);
+    carry = addc(0, 0);
+  }
+  // 2p's words: p shifted left by one (its top bit is free).
+  t[0] = sub_cc(a[0], word(p, 0) << 1);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
+  const uint32_t keep = subc(0, 0) & ~(0u - carry);  // borrowed and no carry out: a < 2p
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) a[j] = keep ? a[j] : t[j];
+  return from_words<P::N>(a);
+}
+
+// x - y + 2p for x, y < 2p, in (0, 4p): no reduction (mont_mul_lazy takes it). Needs two
+// spare bits.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  static_assert(kTwoSpareBits<P>, "x - y + 2p may not fit the words");
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = add_cc(a[0], word(p, 0) << 1);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
+  a[n - 1] = addc(a[n - 1], (word(p, n - 1) << 1) | (word(p, n - 2) >> 31));
+  a[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = subc_cc(a[j], b[j]);
+  a[n - 1] = subc(a[n - 1], b[n - 1]);
+  return from_words<P::N>(a);
+}
+
+// (x - y) mod 2p for x, y < 2p, in [0, 2p).
+template <class P>
+__device__ __forceinline__ BigInt<P::N> sub_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  uint32_t a[n], b[n];
+  to_words(x, a);
+  to_words(y, b);
+  a[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
+  const uint32_t mask = subc(0, 0);
+  // Add 2p back when the subtraction borrowed; the carry out cancels the borrow.
+  a[0] = add_cc(a[0], (word(p, 0) << 1) & mask);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], ((word(p, j) << 1) | (word(p, j - 1) >> 31)) & mask);
+  a[n - 1] = addc(a[n - 1], ((word(p, n - 1) << 1) | (word(p, n - 2) >> 31)) & mask);
   return from_words<P::N>(a);
 }
 

@@ -163,8 +163,35 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
   return e < h ? load_table(half + e) : -load_table(half + (e - h));
 }
 
+// Lazy butterflies (Harvey) on the device, where 5p < 2^(64N) (BN254's Fr): inside a pass
+// the values stay in [0, 2p), products by the (canonical) twiddles skip their final
+// subtraction, sums and differences take one conditional step each, of 2p, and the DIF
+// difference goes into the product unreduced (x0 - x1 + 2p < 4p): a DIF butterfly has one
+// conditional step instead of three, a DIT butterfly two. store_element brings values back
+// below p. BLS12-381's Fr (p > 2^254) keeps reduced butterflies: there a product's operand
+// must stay below 1.2p (mont_mul_lazy), which a lazy difference does not. The host model
+// (the plan test) runs the exact operations: the same values up to multiples of p.
+template <class F>
+constexpr bool kLazyButterflies = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // cuda_fp::kLazyProducts
+
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyButterflies<F>) {
+    using P = typename F::Params;
+    namespace cf = ff::cuda_fp;
+    const auto a = x0.mont(), b = x1.mont();
+    if (dit) {
+      const auto t = trivial ? b : cf::mont_mul_lazy<P>(b, w.mont());
+      x0 = F::from_mont(cf::add_lazy<P>(a, t));
+      x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+    } else {
+      x0 = F::from_mont(cf::add_lazy<P>(a, b));
+      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
+    }
+    return;
+  }
+#endif
   if (dit) {
     F t = trivial ? x1 : x1 * w;
     x1 = x0 - t;
@@ -251,13 +278,22 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
   }
 }
 
+// x below p again after lazy butterflies (x < 2p).
+template <class F>
+CUZK_INLINE F canonical(const F& x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyButterflies<F>) return F::from_mont(ff::cuda_fp::reduce_once<typename F::Params>(x.mont()));
+#endif
+  return x;
+}
+
 // Writes element ep's final value x of the pass.
 template <class F>
 CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F& x) {
   const Op<F>& op = a.post;
   if (op.kind == OpKind::kCombineCanonical || op.kind == OpKind::kCombineMont) {
     // Read a and b before writing out: out may alias a.
-    const F v = load_elem(op.a + ep.p) * load_elem(op.b + ep.p) - x;
+    const F v = load_elem(op.a + ep.p) * load_elem(op.b + ep.p) - canonical(x);
     if (op.kind == OpKind::kCombineCanonical) {
       store_int(static_cast<typename F::Int*>(op.out) + ep.p, v.mont());
     } else {
@@ -265,7 +301,7 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     }
     return;
   }
-  store_elem(a.data + ep.p, apply_factor(op, a, ep, x));
+  store_elem(a.data + ep.p, apply_factor(op, a, ep, canonical(x)));
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }

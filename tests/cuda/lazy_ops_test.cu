@@ -1,0 +1,151 @@
+// The lazy-reduction steps of ff/fp_cuda.hpp (the NTT's butterflies, cuda/ntt/ntt_pass.hpp)
+// on the device against exact host arithmetic: every result congruent mod p to the exact
+// one and inside its bound, for operands anywhere in their ranges ([0, 2p), or [0, 4p)
+// where a step takes it), edges included, on both curves' Fr.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_status.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/stream.hpp"
+#include "cuda_test_util.hpp"
+#include "ff/fields.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+enum class Step { kMulLazy, kAddLazy, kSubLazy, kSubPlus2p, kReduceOnce };
+
+template <class F, Step S>
+__global__ void step_kernel(const typename F::Int* x, const typename F::Int* y, typename F::Int* out, size_t n) {
+#if defined(__CUDA_ARCH__)  // ff/fp_cuda.hpp exists for the device only
+  using P = typename F::Params;
+  namespace cf = ff::cuda_fp;
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if constexpr (S == Step::kMulLazy) out[i] = cf::mont_mul_lazy<P>(x[i], y[i]);
+  if constexpr (S == Step::kAddLazy) out[i] = cf::add_lazy<P>(x[i], y[i]);
+  if constexpr (S == Step::kSubLazy) out[i] = cf::sub_lazy<P>(x[i], y[i]);
+  if constexpr (S == Step::kSubPlus2p) {
+    if constexpr (cf::kTwoSpareBits<P>) out[i] = cf::sub_plus_2p<P>(x[i], y[i]);
+  }
+  if constexpr (S == Step::kReduceOnce) out[i] = cf::reduce_once<P>(x[i]);
+#endif
+}
+
+template <class F>
+struct Lazy {
+  using Int = typename F::Int;
+  static constexpr Int p = F::Params::MODULUS;
+  static constexpr bool kTwoSpareBits = F::Params::MODULUS.limb[F::N - 1] < (uint64_t(1) << 62);
+  static constexpr bool kLazyProducts = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // 5p fits
+
+  static Int times_p(unsigned k) {
+    Int r{};
+    for (unsigned i = 0; i < k; ++i) r.add_in_place(p);
+    return r;
+  }
+  // x mod p for x < 4p.
+  static Int reduce(Int x) {
+    while (!x.less_than(p)) x.sub_in_place(p);
+    return x;
+  }
+  // A value of [0, k p): random, or one of the edges 0, p - 1, p, k p - 1.
+  static Int value(unsigned k, std::mt19937_64& rng, size_t i) {
+    Int r;
+    switch (i % 16) {
+      case 0:
+        return Int{};
+      case 1:
+        r = p;
+        r.sub_in_place(Int::from_u64(1));
+        return r;
+      case 2:
+        return k > 1 ? p : Int{};
+      case 3:
+        r = times_p(k);
+        r.sub_in_place(Int::from_u64(1));
+        return r;
+      default:
+        r = F::random(rng).mont();
+        r.add_in_place(times_p(unsigned(rng() % k)));
+        return r;
+    }
+  }
+};
+
+template <class F, Step S>
+std::vector<typename F::Int> run_step(const std::vector<typename F::Int>& x, const std::vector<typename F::Int>& y) {
+  using Int = typename F::Int;
+  auto stream = Stream::create();
+  EXPECT_TRUE(stream.is_ok());
+  auto dx = DeviceBuffer<Int>::allocate(x.size()), dy = DeviceBuffer<Int>::allocate(y.size()),
+       dout = DeviceBuffer<Int>::allocate(x.size());
+  EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
+  std::vector<Int> out(x.size());
+  EXPECT_TRUE(dx->upload(std::span<const Int>(x), *stream).is_ok());
+  EXPECT_TRUE(dy->upload(std::span<const Int>(y), *stream).is_ok());
+  step_kernel<F, S>
+      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
+  EXPECT_TRUE(check_launch("lazy_ops_test.step_kernel").is_ok());
+  EXPECT_TRUE(dout->download(std::span<Int>(out), *stream).is_ok());
+  EXPECT_TRUE(stream->synchronize().is_ok());
+  return out;
+}
+
+template <class F>
+class LazyOps : public ::testing::Test {
+ protected:
+  void SetUp() override { CUZK_SKIP_WITHOUT_DEVICE(); }
+};
+
+using Fields = ::testing::Types<bn254::Fr, bls12_381::Fr>;
+TYPED_TEST_SUITE(LazyOps, Fields);
+
+TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
+  using F = TypeParam;
+  using L = Lazy<F>;
+  using Int = typename F::Int;
+  auto rng = testing::seeded_rng("lazy ops");
+  constexpr size_t kN = size_t(1) << 18;
+  const Int two_p = L::times_p(2), four_p = L::times_p(4);
+  // Operands below 2p; the product's first operand below 4p where 5p fits the words, below p
+  // elsewhere (mont_mul_lazy needs x + p < 2^(64N)).
+  std::vector<Int> x2(kN), y2(kN), x_mul(kN), y_mul(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    x2[i] = L::value(2, rng, i);
+    y2[i] = L::value(2, rng, i / 16 + i * 7);
+    x_mul[i] = L::value(L::kLazyProducts ? 4 : 1, rng, i);
+    y_mul[i] = L::value(1, rng, i / 16 + i * 5);
+  }
+  auto congruent = [](const Int& got, const F& want) { return L::reduce(got) == want.mont(); };
+  auto fx = [](const Int& v) { return F::from_mont(L::reduce(v)); };
+
+  const auto mul = run_step<F, Step::kMulLazy>(x_mul, y_mul);
+  const auto add = run_step<F, Step::kAddLazy>(x2, y2);
+  const auto sub = run_step<F, Step::kSubLazy>(x2, y2);
+  const auto red = run_step<F, Step::kReduceOnce>(x2, y2);
+  for (size_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(mul[i].less_than(two_p)) << "mont_mul_lazy above 2p at " << i;
+    ASSERT_TRUE(congruent(mul[i], fx(x_mul[i]) * fx(y_mul[i]))) << "mont_mul_lazy at " << i;
+    ASSERT_TRUE(add[i].less_than(two_p)) << "add_lazy above 2p at " << i;
+    ASSERT_TRUE(congruent(add[i], fx(x2[i]) + fx(y2[i]))) << "add_lazy at " << i;
+    ASSERT_TRUE(sub[i].less_than(two_p)) << "sub_lazy above 2p at " << i;
+    ASSERT_TRUE(congruent(sub[i], fx(x2[i]) - fx(y2[i]))) << "sub_lazy at " << i;
+    ASSERT_EQ(red[i], L::reduce(x2[i])) << "reduce_once at " << i;
+  }
+  if constexpr (L::kTwoSpareBits) {
+    const auto d = run_step<F, Step::kSubPlus2p>(x2, y2);
+    for (size_t i = 0; i < kN; ++i) {
+      ASSERT_TRUE(d[i].less_than(four_p) && !d[i].is_zero()) << "sub_plus_2p outside (0, 4p) at " << i;
+      ASSERT_TRUE(congruent(d[i], fx(x2[i]) - fx(y2[i]))) << "sub_plus_2p at " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
