@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# The daemon's GPU figures (issue 9's performance criteria), on a machine with one GPU:
+# The daemon's GPU figures (issue 9's performance criteria), on a machine with one GPU or
+# several (the daemon serves on every GPU it finds; the busy share is their mean):
 #   1. a CRITICAL proof of a small circuit alone: its solo latency;
 #   2. a continuous stream of large proofs (default 2^24, BLS12-381) from several clients, with
 #      gpu_workers_per_device = 2 and then = 1: throughput, and the GPU's busy share sampled by
 #      nvidia-smi between the first and the last completed proof;
-#   3. the same small CRITICAL proof submitted into the saturated 2-worker stream: its latency
-#      against the solo figure (target: within 2x);
+#   3. the same small CRITICAL proof submitted into a second saturated 2-worker stream (the
+#      first, without probes, gives the throughput row): its latency against the solo figure
+#      (target: within 2x);
 #   4. the reference engine's failure replayed: the card capped to 16 GiB, 2 workers, 3 proofs in
 #      flight: every proof succeeds (some through prestage=fallback) and memory returns;
 #   5. the daemon's overhead per proof: the small circuit at concurrency 1 through the daemon
 #      against the in-process `cuzk bench` of the same key (gRPC + queueing + verify);
 #   6. a lost GPU: CUZK_FAULT=sticky:N traps a kernel during a run of small proofs; the
 #      daemon resets the GPU and serves on, or (the H200's case) reports it lost, drains and
-#      exits 75 for its supervisor; a fresh daemon then proves again.
+#      exits 75 for its supervisor, or with ON_DEVICE_LOST=continue and another GPU left
+#      serves on without it; a fresh daemon then proves again.
 # Every proof the daemon returns was verified by it; any FAILED line fails this script.
 #
 # usage: scripts/gpu-daemon-bench.sh BIN_DIR OUT_DIR
 # env: STREAM_LOG (24), SMALL_LOG (20), CURVE (bls12_381), STREAM_COUNT (24), STREAM_CLIENTS (4),
-#      WITNESS (path | bytes), BACKEND (cuda), CUZK_CACHE (the demo keys, built once)
+#      WITNESS (path | bytes), BACKEND (cuda), CUZK_CACHE (the demo keys, built once),
+#      ON_DEVICE_LOST (restart | continue: the lost-GPU phase's [devices] on_device_lost)
 set -euo pipefail
 BIN=${1:?"usage: $0 BIN_DIR OUT_DIR"}
 OUTD=${2:?"usage: $0 BIN_DIR OUT_DIR"}
@@ -26,7 +30,7 @@ SMALL_LOG=${SMALL_LOG:-20}
 CURVE=${CURVE:-bls12_381}
 STREAM_COUNT=${STREAM_COUNT:-24}
 STREAM_CLIENTS=${STREAM_CLIENTS:-4}
-PHASES=${PHASES:-w2 w1 replay lost}  # w2 includes the CRITICAL probes and the overhead runs
+PHASES=${PHASES:-w2 w1 replay lost}  # w2 also runs the probed stream and the overhead runs
 CRIT_PROBES=${CRIT_PROBES:-3}
 WITNESS=${WITNESS:-path}  # path: the daemon maps the client's .wtns (a local client); bytes: sent over gRPC
 BACKEND=${BACKEND:-cuda}  # of the in-process comparison (cpu: to try this script without a GPU)
@@ -46,12 +50,13 @@ trap cleanup EXIT
 
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
 
-start_daemon() {  # workers log_name [device memory cap]
+start_daemon() {  # workers log_name [device memory cap] [on_device_lost]
   cat >"$run/daemon.toml" <<EOF
 [engine]
 gpu_workers_per_device = $1
 [devices]
 cuda_memory_cap_bytes = "${3:-0}"
+on_device_lost = "${4:-restart}"
 EOF
   "$BIN/cuzk-daemon" --config "$run/daemon.toml" --socket "$run/cuzk.sock" --metrics-address "" \
     >"$OUTD/$2" 2>&1 &
@@ -109,29 +114,23 @@ sample_gpu() {  # log
 }
 
 rows=()
-stream() {  # workers tag
-  start_daemon "$1" "daemon-w$1.log"
-  bench big "$big_n" 2 1 normal "warm-w$1.log"  # registers (the key is built once, cached), loads, warms
-  bench small "$small_n" 3 1 critical "small-warm-w$1.log"
-  local solo=""
-  if [[ $1 == 2 ]]; then
-    bench small "$small_n" 7 1 critical "small-solo.log"
-    solo=$(p50 "$OUTD/small-solo.log")
-  fi
-  sample_gpu "$OUTD/smi-w$1.log"
-  bench big "$big_n" "$STREAM_COUNT" "$STREAM_CLIENTS" normal "stream-w$1.log" &
+# One stream of STREAM_COUNT big proofs from STREAM_CLIENTS clients, the GPU sampled
+# meanwhile: its row of the table. With `probes`, CRIT_PROBES CRITICAL small proofs go into it
+# (their GPU time is not the stream's: that stream gives no throughput row).
+run_stream() {  # workers log_tag probes
+  sample_gpu "$OUTD/smi-$2.log"
+  bench big "$big_n" "$STREAM_COUNT" "$STREAM_CLIENTS" normal "stream-$2.log" &
   local bpid=$!
-  local crit=""
-  if [[ $1 == 2 ]]; then
+  if [[ $3 == probes ]]; then
     # Well inside the stream: after its second completion every worker is busy, the queue full.
     for _ in $(seq 600); do
-      [[ $(grep -c ' OK ' "$OUTD/stream-w$1.log" 2>/dev/null) -ge 2 ]] && break
+      [[ $(grep -c ' OK ' "$OUTD/stream-$2.log" 2>/dev/null) -ge 2 ]] && break
       kill -0 "$bpid" 2>/dev/null || break
       sleep 0.1
     done
     # CRIT_PROBES probes, 0.4 s apart, each alone: the latencies, and the daemon's own timings
     # of each (where its latency went).
-    local k lat
+    local k lat crit=""
     for k in $(seq "$CRIT_PROBES"); do
       kill -0 "$bpid" 2>/dev/null || break
       bench small "$small_n" 1 1 critical "small-critical-in-stream-$k.log"
@@ -139,20 +138,34 @@ stream() {  # workers tag
       crit="${crit:+$crit }$lat"
       sleep 0.4
     done
+    DAEMON_CRIT=$crit
     CRIT_TIMINGS=$(grep "circuit=small priority=CRITICAL" "$OUTD/daemon-w$1.log" | tail -n "$CRIT_PROBES" |
       sed 's/.*prestage=/prestage=/')
   fi
   wait "$bpid"
   kill "$smi" 2>/dev/null || true
   smi=
-  read -r busy samples < <(busy_share "$OUTD/smi-w$1.log" "$OUTD/stream-w$1.log")
-  local s
-  s=$(steady "$OUTD/stream-w$1.log")
-  rows+=("| $1 | $STREAM_COUNT x 2^$STREAM_LOG, $STREAM_CLIENTS clients | $s | $(awk -v s="$s" 'BEGIN{printf "%.2f", 1/s}') | $busy ($samples samples) | $(p50 "$OUTD/stream-w$1.log") |")
+  [[ $3 == probes ]] && return 0
+  local s busy samples
+  read -r busy samples < <(busy_share "$OUTD/smi-$2.log" "$OUTD/stream-$2.log")
+  s=$(steady "$OUTD/stream-$2.log")
+  rows+=("| $1 | $STREAM_COUNT x 2^$STREAM_LOG, $STREAM_CLIENTS clients | $s | $(awk -v s="$s" 'BEGIN{printf "%.3f", 1/s}') | $busy ($samples samples) | $(p50 "$OUTD/stream-$2.log") |")
+}
+
+stream() {  # workers
+  start_daemon "$1" "daemon-w$1.log"
+  bench big "$big_n" 2 1 normal "warm-w$1.log"  # registers (the key is built once, cached), loads, warms
+  bench small "$small_n" 3 1 critical "small-warm-w$1.log"
   if [[ $1 == 2 ]]; then
+    bench small "$small_n" 7 1 critical "small-solo.log"
+    DAEMON_SOLO=$(p50 "$OUTD/small-solo.log")
+  fi
+  run_stream "$1" "w$1" throughput
+  if [[ $1 == 2 ]]; then
+    run_stream "$1" "w$1-probed" probes
     # Overhead: the small circuit through the daemon at concurrency 1, against in-process.
     bench small "$small_n" 9 1 normal "small-serial.log"
-    DAEMON_SOLO=$solo DAEMON_CRIT=$crit DAEMON_SERIAL=$(p50 "$OUTD/small-serial.log")
+    DAEMON_SERIAL=$(p50 "$OUTD/small-serial.log")
   fi
   "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$OUTD/status-w$1.log" 2>&1
   stop_daemon
@@ -174,13 +187,13 @@ replay() {
 # daemon either resets in process and serves on, or exits 75; either way a fresh daemon proves.
 lost_device() {
   local rc=0 outcome
-  CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.} start_daemon 1 daemon-lost.log || true
+  CUZK_FAULT=${LOST_FAULT:-sticky:200@msm.} start_daemon 1 daemon-lost.log 0 "${ON_DEVICE_LOST:-restart}" || true
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
     bench small "$small_n" 8 1 normal "lost.log" || true
     timeout 60 tail --pid="$pid" -f /dev/null || true
   fi
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    outcome="still serving after the fault: $(grep -c ' OK ' "$OUTD/lost.log" || true) of 8 OK, $(grep -o 'reset done in [0-9]* ms' "$OUTD/daemon-lost.log" | head -1)"
+    outcome="still serving after the fault: $(grep -c ' OK ' "$OUTD/lost.log" || true) of 8 OK, $(grep -o 'reset done in [0-9]* ms\|serving on [0-9]* other device(s)' "$OUTD/daemon-lost.log" | head -1)"
     stop_daemon || outcome="$outcome; SIGTERM exit not 0"
   else
     wait "$pid" || rc=$?
@@ -208,15 +221,15 @@ done
 inproc=$(sed -n 's/^=> \([0-9.]*\) s per proof.*/\1/p' "$OUTD/small-inprocess.log" | tail -1)
 
 {
-  echo "### daemon stream ($CURVE, 2^$STREAM_LOG stream, 2^$SMALL_LOG CRITICAL probe, witness by $WITNESS)"
+  echo "### daemon stream ($CURVE, 2^$STREAM_LOG stream, 2^$SMALL_LOG CRITICAL probe, witness by $WITNESS, $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') GPU(s))"
   echo
   echo "| gpu_workers_per_device | stream | steady s/proof | proofs/s | GPU busy (nvidia-smi) | stream latency p50 s |"
   echo "|---:|---|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO:-not run}s; submitted into the saturated 2-worker stream: ${DAEMON_CRIT:-not run}s"
+  echo "- CRITICAL 2^$SMALL_LOG proof: solo p50 ${DAEMON_SOLO:-not run}s; submitted into a second saturated 2-worker stream: ${DAEMON_CRIT:-not run}s"
   echo "  - their timings in the daemon:"
-  printf '    - %s\n' "${CRIT_TIMINGS:-}"
+  sed 's/^/    - /' <<<"${CRIT_TIMINGS:-}"
   echo "- device allocator after the 2-worker run: $(grep -h 'allocator:' "$OUTD/status-w2.log" 2>/dev/null | sed 's/^ *allocator: //')"
   echo "- 2^$SMALL_LOG through the daemon at concurrency 1: p50 ${DAEMON_SERIAL:-not run}s; in-process \`cuzk bench\` (median of 9): ${inproc}s"
   echo "  - the daemon's timings of those proofs (median of each field): $(field_medians "$OUTD/daemon-w2.log" "circuit=small priority=NORMAL")"
