@@ -30,7 +30,7 @@ SMALL_LOG=${SMALL_LOG:-20}
 CURVE=${CURVE:-bls12_381}
 STREAM_COUNT=${STREAM_COUNT:-24}
 STREAM_CLIENTS=${STREAM_CLIENTS:-4}
-PHASES=${PHASES:-w2 w1 replay lost}  # w2 also runs the probed stream and the overhead runs
+PHASES=${PHASES:-w2 w1 replay lost}  # w2 also runs the probed stream and the overhead runs; t2, t1: the stream alone
 CRIT_PROBES=${CRIT_PROBES:-3}
 WITNESS=${WITNESS:-path}  # path: the daemon maps the client's .wtns (a local client); bytes: sent over gRPC
 BACKEND=${BACKEND:-cuda}  # of the in-process comparison (cpu: to try this script without a GPU)
@@ -96,13 +96,15 @@ field_medians() {  # log pattern
 }
 
 p50() { sed -n 's/.*latency p50 \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
-steady() { sed -n 's/.*steady state \([0-9.]*\) s\/proof.*/\1/p' "$1" | head -1; }
+# Steady state, s/proof: between the first and the last completion, from the lines' arrival
+# stamps (the client prints 3 decimals; this keeps 4).
+steady() { awk '/\] OK / { if (!n++) a = $1; b = $1 } END { if (n > 1) printf "%.4f", (b - a) / (n - 1) }' "$1"; }
 
 # Busy share: nvidia-smi samples (utilization.gpu, %) between the first and last OK line.
 busy_share() {  # smi_log bench_log
   local first last
-  first=$(grep ' OK ' "$2" | head -1 | cut -d' ' -f1)
-  last=$(grep ' OK ' "$2" | tail -1 | cut -d' ' -f1)
+  first=$(grep '\] OK ' "$2" | head -1 | cut -d' ' -f1)
+  last=$(grep '\] OK ' "$2" | tail -1 | cut -d' ' -f1)
   awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { s += $2; n++ } END { if (n) printf "%.1f%% %d\n", s / n, n; else print "n/a 0" }' "$1"
 }
 
@@ -152,16 +154,16 @@ run_stream() {  # workers log_tag probes
   rows+=("| $1 | $STREAM_COUNT x 2^$STREAM_LOG, $STREAM_CLIENTS clients | $s | $(awk -v s="$s" 'BEGIN{printf "%.3f", 1/s}') | $busy ($samples samples) | $(p50 "$OUTD/stream-$2.log") |")
 }
 
-stream() {  # workers
+stream() {  # workers [only: the throughput stream alone]
   start_daemon "$1" "daemon-w$1.log"
   bench big "$big_n" 2 1 normal "warm-w$1.log"  # registers (the key is built once, cached), loads, warms
   bench small "$small_n" 3 1 critical "small-warm-w$1.log"
-  if [[ $1 == 2 ]]; then
+  if [[ $1 == 2 && -z ${2:-} ]]; then
     bench small "$small_n" 7 1 critical "small-solo.log"
     DAEMON_SOLO=$(p50 "$OUTD/small-solo.log")
   fi
   run_stream "$1" "w$1" throughput
-  if [[ $1 == 2 ]]; then
+  if [[ $1 == 2 && -z ${2:-} ]]; then
     run_stream "$1" "w$1-probed" probes
     # Overhead: the small circuit through the daemon at concurrency 1, against in-process.
     bench small "$small_n" 9 1 normal "small-serial.log"
@@ -212,9 +214,11 @@ for phase in $PHASES; do
   case $phase in
     w2) stream 2 ;;
     w1) stream 1 ;;
+    t2) stream 2 only ;;  # throughput rows again, to alternate with t1 (e.g. PHASES="w2 w1 t2 t1 t2 t1")
+    t1) stream 1 only ;;
     replay) replay ;;
     lost) lost_device ;;
-    *) echo "unknown phase $phase (PHASES: w2 w1 replay lost)" >&2; exit 2 ;;
+    *) echo "unknown phase $phase (PHASES: w2 w1 t2 t1 replay lost)" >&2; exit 2 ;;
   esac
 done
 "$BIN/cuzk" bench -n "$small_n" --curve "$CURVE" --backend "$BACKEND" -r 9 >"$OUTD/small-inprocess.log" 2>&1
