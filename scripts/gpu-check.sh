@@ -19,6 +19,8 @@
 # at its smallest sizes; or a list of benchmark names), CUZK_GPU_FIXTURES (snarkjs fixture tree,
 # default <repo>/.carry/fixtures), CUZK_GPU_DAEMON_LOG (the daemon run's size, default 20),
 # CUZK_GPU_DAEMON_STREAM (log2 of the daemon stream benchmark's proofs; unset: not run),
+# CUZK_GPU_DAEMON_PHASES (its phases, default "w2 w1 replay lost"; e.g. "w2 w1 t2 t1 t2 t1 replay
+# lost" alternates the 2- and 1-worker streams),
 # CUZK_GPU_CHAIN_LOGS (sizes of whole proofs of the built-in multiplication chain, both curves,
 # e.g. "20 24"; unset: none), CUZK_GPU_DEVICE_KEY_LOGS (sizes of `cuzk bench --key-on-device`, BLS12-381 demo keys built
 # straight into device memory, e.g. "24 27"; unset: not run).
@@ -334,7 +336,9 @@ if [[ -n ${CUZK_GPU_DAEMON_STREAM:-} && -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; 
   say "daemon stream"
   t=$SECONDS
   res=ok
-  STREAM_LOG=$CUZK_GPU_DAEMON_STREAM timeout 480 "$ROOT/scripts/gpu-daemon-bench.sh" "$BIN" "$LOGS/daemon-stream" \
+  # env: PHASES is also this script's own array of phase rows.
+  env PHASES="${CUZK_GPU_DAEMON_PHASES:-w2 w1 replay lost}" STREAM_LOG="$CUZK_GPU_DAEMON_STREAM" timeout 480 \
+    "$ROOT/scripts/gpu-daemon-bench.sh" "$BIN" "$LOGS/daemon-stream" \
     >"$LOGS/daemon-stream.log" 2>&1 || res=FAIL
   [[ $res == ok ]] || { FAILED=1; tail -5 "$LOGS/daemon-stream.log"; }
   phase "daemon stream (2^$CUZK_GPU_DAEMON_STREAM, 2 vs 1 workers, CRITICAL probe)" "$res" $((SECONDS - t))
