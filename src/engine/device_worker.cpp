@@ -24,27 +24,6 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
   return Status::ok();
 }
 
-// A proof that pre-staging passed over uploads here, outside the kernel lock, once its
-// fallback reservation is held, where that reservation also covers the pre-staged path (the
-// CUDA device, whose fallback path needs the same bytes): with a second worker the copy
-// overlaps the other worker's kernels instead of idling the device inside the region. A
-// device whose fallback path needs less (the CPU device's) keeps the upload in the region.
-Status stage_late(Device& device, PendingProof& proof) {
-  if (proof.staged != nullptr || !proof.device_memory.held()) return Status::ok();
-  const LoadedKey& key = proof.key.key();
-  const BackendBytes b = key.backend_bytes(device.index());
-  const DeviceStageBytes need = device.stage_bytes(proof.shape, b.upload, b.compute);
-  if (need.fallback_path() < need.prestaged_path()) return Status::ok();
-  const auto t0 = PendingProof::Clock::now();
-  auto urgent = proof.priority == Priority::kCritical ? device.urgent_scope() : nullptr;
-  auto staged = key.upload(device.index(), *proof.witness);
-  if (!staged.is_ok()) return staged.status().with_context("upload");
-  proof.staged = std::move(*staged);
-  proof.timings.staged_late = true;
-  proof.timings.prestage_ms += PendingProof::ms_since(t0);
-  return Status::ok();
-}
-
 // A lower-priority proof's pauses in the kernel region: while a CRITICAL proof is inside
 // (the critical lane), it waits at each phase boundary until that proof has left, so the
 // CRITICAL proof's kernels have the device to themselves once the current phase ends. Each
@@ -139,12 +118,6 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
     if (Status st = reserve_fallback(device, *live.front(), true); !st.is_ok()) {
       const Priority prio = live.front()->priority;
       p.fail(std::move(live.front()), st);
-      for (size_t j = live.size(); j > 1; --j) queue.push_front(std::move(live[j - 1]), prio);
-      continue;
-    }
-    if (Status st = stage_late(device, *live.front()); !st.is_ok()) {
-      const Priority prio = live.front()->priority;
-      p.fail_on_device(std::move(live.front()), device, st);
       for (size_t j = live.size(); j > 1; --j) queue.push_front(std::move(live[j - 1]), prio);
       continue;
     }
