@@ -61,6 +61,15 @@ __device__ __forceinline__ constexpr uint32_t word(const BigInt<N>& x, size_t j)
   return uint32_t(x.limb[j / 2] >> (32 * (j % 2)));
 }
 
+// Word j of K·p, K = 1 or 2 (every field here has a spare bit, so 2p fits the words).
+template <class P, unsigned K>
+__device__ __forceinline__ constexpr uint32_t multiple_word(size_t j) {
+  static_assert(K == 1 || K == 2);
+  constexpr BigInt<P::N> p = P::MODULUS;
+  if constexpr (K == 1) return word(p, j);
+  return (word(p, j) << 1) | (j == 0 ? 0u : word(p, j - 1) >> 31);
+}
+
 template <size_t N>
 __device__ __forceinline__ void to_words(const BigInt<N>& x, uint32_t* w) {
 #pragma unroll
@@ -479,11 +488,11 @@ __device__ __forceinline__ BigInt<P::N> mod_add(const BigInt<P::N>& x, const Big
   return from_words<P::N>(a);
 }
 
-// (x - y) mod p for x, y < p.
-template <class P>
-__device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+// (x - y) mod K·p for x, y < K·p: the difference, plus K·p when it borrowed (the carry out
+// cancels the borrow).
+template <class P, unsigned K>
+__device__ __forceinline__ BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n];
   to_words(x, a);
   to_words(y, b);
@@ -491,12 +500,17 @@ __device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const Big
 #pragma unroll
   for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
   const uint32_t mask = subc(0, 0);
-  // Add p back when the subtraction borrowed (mask all ones); the carry out cancels the borrow.
-  a[0] = add_cc(a[0], word(p, 0) & mask);
+  a[0] = add_cc(a[0], multiple_word<P, K>(0) & mask);
 #pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], word(p, j) & mask);
-  a[n - 1] = addc(a[n - 1], word(p, n - 1) & mask);
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], multiple_word<P, K>(j) & mask);
+  a[n - 1] = addc(a[n - 1], multiple_word<P, K>(n - 1) & mask);
   return from_words<P::N>(a);
+}
+
+// (x - y) mod p for x, y < p.
+template <class P>
+__device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+  return sub_wrapped<P, 1>(x, y);
 }
 
 // x - p if that does not borrow, else x: [0, 2p) -> [0, p).
@@ -523,7 +537,6 @@ constexpr bool kLazyProducts = P::MODULUS.limb[P::N - 1] < 0x3333333333333333ull
 template <class P>
 __device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n], t[n];
   to_words(x, a);
   to_words(y, b);
@@ -537,10 +550,9 @@ __device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const Bi
     a[n - 1] = addc_cc(a[n - 1], b[n - 1]);
     carry = addc(0, 0);
   }
-  // 2p's words: p shifted left by one (its top bit is free).
-  t[0] = sub_cc(a[0], word(p, 0) << 1);
+  t[0] = sub_cc(a[0], multiple_word<P, 2>(0));
 #pragma unroll
-  for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
+  for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], multiple_word<P, 2>(j));
   const uint32_t keep = subc(0, 0) & ~(0u - carry);  // borrowed and no carry out: a < 2p
 #pragma unroll
   for (size_t j = 0; j < n; ++j) a[j] = keep ? a[j] : t[j];
@@ -553,14 +565,13 @@ template <class P>
 __device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   static_assert(kTwoSpareBits<P>, "x - y + 2p may not fit the words");
   constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n];
   to_words(x, a);
   to_words(y, b);
-  a[0] = add_cc(a[0], word(p, 0) << 1);
+  a[0] = add_cc(a[0], multiple_word<P, 2>(0));
 #pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], (word(p, j) << 1) | (word(p, j - 1) >> 31));
-  a[n - 1] = addc(a[n - 1], (word(p, n - 1) << 1) | (word(p, n - 2) >> 31));
+  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], multiple_word<P, 2>(j));
+  a[n - 1] = addc(a[n - 1], multiple_word<P, 2>(n - 1));
   a[0] = sub_cc(a[0], b[0]);
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) a[j] = subc_cc(a[j], b[j]);
@@ -571,21 +582,7 @@ __device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const
 // (x - y) mod 2p for x, y < 2p, in [0, 2p).
 template <class P>
 __device__ __forceinline__ BigInt<P::N> sub_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
-  constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
-  uint32_t a[n], b[n];
-  to_words(x, a);
-  to_words(y, b);
-  a[0] = sub_cc(a[0], b[0]);
-#pragma unroll
-  for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
-  const uint32_t mask = subc(0, 0);
-  // Add 2p back when the subtraction borrowed; the carry out cancels the borrow.
-  a[0] = add_cc(a[0], (word(p, 0) << 1) & mask);
-#pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], ((word(p, j) << 1) | (word(p, j - 1) >> 31)) & mask);
-  a[n - 1] = addc(a[n - 1], ((word(p, n - 1) << 1) | (word(p, n - 2) >> 31)) & mask);
-  return from_words<P::N>(a);
+  return sub_wrapped<P, 2>(x, y);
 }
 
 }  // namespace cuzk::ff::cuda_fp
