@@ -24,6 +24,22 @@ Status reserve_fallback(Device& device, PendingProof& proof, bool wait) {
   return Status::ok();
 }
 
+// A proof that pre-staging passed over uploads here, outside the kernel lock, once its
+// fallback reservation is held: with a second worker the copy overlaps the other worker's
+// kernels instead of idling the device inside the region.
+Status stage_late(Device& device, PendingProof& proof) {
+  if (!proof.stage_late || proof.staged != nullptr || !proof.device_memory.held()) return Status::ok();
+  const LoadedKey& key = proof.key.key();
+  const auto t0 = PendingProof::Clock::now();
+  auto urgent = proof.priority == Priority::kCritical ? device.urgent_scope() : nullptr;
+  auto staged = key.upload(device.index(), *proof.witness);
+  if (!staged.is_ok()) return staged.status().with_context("upload");
+  proof.staged = std::move(*staged);
+  proof.timings.staged_late = true;
+  proof.timings.prestage_ms += PendingProof::ms_since(t0);
+  return Status::ok();
+}
+
 // A lower-priority proof's pauses in the kernel region: while a CRITICAL proof is inside
 // (the critical lane), it waits at each phase boundary until that proof has left, so the
 // CRITICAL proof's kernels have the device to themselves once the current phase ends. Each
@@ -90,7 +106,12 @@ bool read_back_and_pass_on(Pipeline& p, Device& device, ProofPtr proof) {
 void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
   ProofQueue& queue = p.scheduler.device(device.index());
   const size_t batch_max = p.config.batch_max;
-  auto same_circuit = [](const ProofPtr& a, const ProofPtr& b) { return a->circuit_id == b->circuit_id; };
+  // A batch takes proofs of its first one's circuit, but not one its worker would stage late:
+  // that one heads a batch of its own, so its upload runs outside the lock, beside the other
+  // worker's kernels, instead of idling the device inside this batch's region.
+  auto joins = [](const ProofPtr& first, const ProofPtr& b) {
+    return first->circuit_id == b->circuit_id && !(b->stage_late && b->staged == nullptr);
+  };
   while (queue.wait_nonempty(at_least)) {
     // The Use comes before the pop: a proof out of the queue is always inside a Use, so a
     // recovery finds every proof with device state either queued or in a stage it waits for.
@@ -103,7 +124,7 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
       }
       continue;
     }
-    std::vector<ProofPtr> batch = queue.pop_batch(batch_max, p.config.batch_wait, same_circuit, at_least);
+    std::vector<ProofPtr> batch = queue.pop_batch(batch_max, p.config.batch_wait, joins, at_least);
     std::vector<ProofPtr> live;
     for (ProofPtr& proof : batch) {
       proof->leave_queue();
@@ -118,6 +139,12 @@ void run_device_worker(Pipeline& p, Device& device, Priority at_least) {
     if (Status st = reserve_fallback(device, *live.front(), true); !st.is_ok()) {
       const Priority prio = live.front()->priority;
       p.fail(std::move(live.front()), st);
+      for (size_t j = live.size(); j > 1; --j) queue.push_front(std::move(live[j - 1]), prio);
+      continue;
+    }
+    if (Status st = stage_late(device, *live.front()); !st.is_ok()) {
+      const Priority prio = live.front()->priority;
+      p.fail_on_device(std::move(live.front()), device, st);
       for (size_t j = live.size(); j > 1; --j) queue.push_front(std::move(live[j - 1]), prio);
       continue;
     }

@@ -37,6 +37,7 @@ struct ProofTimings {
   double admission_ms = 0;  // witness intake: read, decoded, range-checked, queued
   double queue_wait_ms = 0, key_load_ms = 0, synthesis_ms = 0, prestage_ms = 0;
   bool prestage_fallback = false;
+  bool staged_late = false;  // of a fallback: staged by its device worker before the kernel region
   double gpu_compute_ms = 0, ntt_h_ms = 0;
   double paused_ms = 0;  // of gpu_compute_ms: paused at phase boundaries while a CRITICAL proof ran
   double readback_ms = 0;  // the MSM sums back and the proof's device state freed (after the region)
@@ -54,6 +55,9 @@ struct ProofTimings {
   uint64_t batch = 0;
 
   double msm_ms() const { return msm_a_ms + msm_b1_ms + msm_b2_ms + msm_l_ms + msm_h_ms; }
+  // How the proof's inputs reached the device: "ok" (pre-staged), "late" (by its worker,
+  // outside the kernel lock) or "fallback" (inside the kernel region).
+  const char* prestage_name() const { return !prestage_fallback ? "ok" : staged_late ? "late" : "fallback"; }
 };
 
 // A verified proof, serialized for the client.

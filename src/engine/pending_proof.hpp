@@ -33,6 +33,9 @@ struct PendingProof {
   size_t device = 0;
   MemoryBudget::Reservation device_memory;  // pre-staging, or the fallback path's in-lock need
   std::unique_ptr<StagedProof> staged;      // between the device stages (reads `witness`)
+  // Passed over by pre-staging on a device whose fallback path needs the pre-staged path's
+  // bytes (the CUDA device's): its device worker stages it, outside the kernel lock.
+  bool stage_late = false;
   std::unique_ptr<ProvedProof> proved;
 
   ProofTimings timings;

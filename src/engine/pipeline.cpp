@@ -58,7 +58,7 @@ void Pipeline::fail_on_device(ProofPtr proof, Device& device, const Status& erro
 void Pipeline::requeue(ProofPtr proof) {
   proof->staged.reset();
   proof->device_memory.release();
-  proof->timings.prestage_fallback = false;
+  proof->timings.prestage_fallback = proof->timings.staged_late = proof->stage_late = false;
   if (proof->cancelled()) {
     retire(std::move(proof), JobState::kCancelled, Status::ok());
     return;
@@ -104,7 +104,7 @@ void Pipeline::retire(ProofPtr proof, JobState state, Status error, ProofResult 
                 "paused_ms=%.1f memory_wait_ms=%.1f upload_ms=%.1f upload_host_copy_ms=%.1f upload_link_wait_ms=%.1f "
                 "upload_rest_ms=%.1f/%.1f/%.1f/%.1f",
                 proof->job_id.c_str(), proof->circuit_id.c_str(), priority_name(proof->priority), outcome,
-                t.device.empty() ? "-" : t.device.c_str(), t.prestage_fallback ? "fallback" : "ok", t.admission_ms,
+                t.device.empty() ? "-" : t.device.c_str(), t.prestage_name(), t.admission_ms,
                 t.queue_wait_ms, t.key_load_ms, t.synthesis_ms, t.prestage_ms, t.gpu_compute_ms, t.ntt_h_ms, t.msm_ms(),
                 t.readback_ms, t.finalize_ms, t.verify_ms, t.total_ms, static_cast<unsigned long long>(t.batch),
                 t.paused_ms, t.memory_wait_ms, t.upload_ms, t.upload_host_copy_ms, t.upload_link_wait_ms,

@@ -84,6 +84,7 @@ void run_prestage_stage(Pipeline& p) {
       proof->staged = std::move(*staged);
     } else {
       proof->timings.prestage_fallback = true;
+      proof->stage_late = need.fallback_path() >= need.prestaged_path();
       device->counters().prestage_fallbacks++;
     }
     p.metrics.count("prestage", "result", proof->timings.prestage_fallback ? "fallback" : "ok");

@@ -157,7 +157,7 @@ void fill(const engine::ProofTimings& t, v1::ProofTimings& out) {
   out.set_queue_wait_ms(t.queue_wait_ms);
   out.set_key_load_ms(t.key_load_ms);
   out.set_synthesis_ms(t.synthesis_ms);
-  out.set_prestage(t.prestage_fallback ? "fallback" : "ok");
+  out.set_prestage(t.prestage_name());
   out.set_prestage_ms(t.prestage_ms);
   out.set_gpu_compute_ms(t.gpu_compute_ms);
   out.set_ntt_h_ms(t.ntt_h_ms);

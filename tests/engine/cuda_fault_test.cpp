@@ -4,6 +4,7 @@
 // lost when no reset brings it back. Skipped without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
@@ -37,9 +38,13 @@ class CudaFaultTest : public ::testing::Test {
   }
   void TearDown() override { cuda::disarm_faults(); }
 
-  std::unique_ptr<Engine> make_engine() {
+  // cap_bytes: the device budget (0: the whole free memory); precompute: its MSM tables;
+  // batch_max: proofs per hold of the kernel region.
+  std::unique_ptr<Engine> make_engine(uint64_t cap_bytes = 0, const char* precompute = "auto", unsigned batch_max = 4) {
     CudaDeviceOptions o;
     o.host_threads = 2;
+    o.cap_bytes = cap_bytes;
+    o.precompute = precompute;
     auto d = CudaDevice::create(0, o);
     EXPECT_TRUE(d.is_ok()) << d.status().to_string();
     if (!d.is_ok()) return nullptr;
@@ -47,6 +52,7 @@ class CudaFaultTest : public ::testing::Test {
     devices.push_back(std::move(d).value());
     EngineConfig cfg;
     cfg.gpu_workers_per_device = 2;
+    cfg.batch_max = batch_max;
     cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
     auto e = std::make_unique<Engine>(cfg, std::move(devices), [](LogLevel, const std::string& line) {
       if (line.find("cuda:0: ") == 0) std::cout << "  log: " << line << "\n";
@@ -130,6 +136,71 @@ TEST_F(CudaFaultTest, NonStickyFaultsFailOnlyTheirJobAndDoNotReset) {
   EngineStatus s = e->status();
   EXPECT_EQ(s.devices[0].resets, 0u);
   EXPECT_EQ(s.devices[0].failed, 3u);
+}
+
+// A budget of the key and one pre-staged proof (not two), the kernel lock held by the test,
+// two proofs: one pre-stages, the other is passed over (prestage=fallback) and its worker
+// waits for memory. Once the first has run, that worker uploads the second outside the lock
+// ("late") before taking the region; both verify. The same with a copy fault armed for that
+// upload: only its job fails, and the device returns to its baseline.
+TEST_F(CudaFaultTest, ProofsPreStagingPassedOverAreStagedByTheirWorker) {
+  CUZK_SKIP_WITHOUT_DEVICE();
+  // The budget: the key plus 1.5 proofs, at the lane count that budget itself gives (a
+  // smaller budget may prepare fewer MSM lanes, and so smaller proofs).
+  uint64_t cap = 0;
+  std::unique_ptr<Engine> e;
+  for (int i = 0; i < 4; ++i) {
+    // Batching on: the passed-over proof must not join the first one's batch (before the
+    // batch rule, it ran in the first one's hold with its upload in the region; the H200 run
+    // of this test at 35a8046 found that, not "late").
+    e = make_engine(cap, "off");
+    ASSERT_NE(e, nullptr);
+    auto info = e->circuit("gpu");
+    ASSERT_TRUE(info.is_ok());
+    const uint64_t proof = info->device_bytes[0].upload + info->device_bytes[0].compute;
+    if (cap != 0 && info->resident_device_bytes + proof <= cap && cap < info->resident_device_bytes + 2 * proof) break;
+    cap = info->resident_device_bytes + proof * 3 / 2;
+    e.reset();
+  }
+  ASSERT_NE(e, nullptr) << "no budget holds one proof but not two";
+  Device& d = *e->devices()[0];
+  for (bool fault : {false, true}) {
+    const uint64_t fallbacks = e->status().devices[0].prestage_fallbacks;
+    std::vector<std::string> ids;
+    {
+      KernelLock::Guard hold(d.kernel_lock(), Priority::kHigh);
+      ids = {submit(*e), submit(*e)};
+      // Wait: one proof pre-staged and its worker at the lock, the other passed over.
+      for (int i = 0; i < 3000; ++i) {
+        EngineStatus s = e->status();
+        if (s.devices[0].busy_workers == 1 && s.devices[0].prestage_fallbacks == fallbacks + 1) break;
+        std::this_thread::sleep_for(1ms);
+      }
+      ASSERT_EQ(e->status().devices[0].prestage_fallbacks, fallbacks + 1);
+      if (fault) {
+        ASSERT_TRUE(cuda::arm_faults("copy:1@upload.witness").is_ok());
+      }
+    }
+    std::vector<std::string> how;
+    for (const auto& id : ids) {
+      JobRecord r = finished(*e, id);
+      how.push_back(r.timings.prestage_name());
+      if (r.timings.prestage_fallback && fault) {
+        EXPECT_EQ(r.state, JobState::kFailed);
+        EXPECT_NE(r.error.message().find("injected"), std::string::npos) << r.error.message();
+      } else {
+        expect_verifies(r);
+      }
+    }
+    cuda::disarm_faults();
+    std::sort(how.begin(), how.end());
+    EXPECT_EQ(how[0], fault ? "fallback" : "late") << "fault " << fault;
+    EXPECT_EQ(how[1], "ok");
+    expect_at_baseline(*e);
+  }
+  // And the device proves on.
+  expect_verifies(finished(*e, submit(*e)));
+  EXPECT_EQ(e->status().devices[0].resets, 0u);
 }
 
 // Last in this file: on a GPU whose context cannot come back, the device stays lost for the

@@ -3,6 +3,7 @@
 // the reference daemon's pre-staging failure replayed on a tight budget succeeds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "engine/demo_keys.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_fixture.hpp"
+#include "engine/kernel_lock.hpp"
 #include "engine/key_cache.hpp"
 #include "formats/snarkjs_json.hpp"
 #include "formats/zkey.hpp"
@@ -82,20 +84,26 @@ class FaultInjectingBackend final : public groth16::Backend<C> {
   std::atomic<int> calls_{0};
 };
 
+// Its byte model is the CPU device's, or with `cuda_bytes` the CUDA device's shape of it:
+// the fallback path needs all of the pre-staged path's bytes (so a proof pre-staging passed
+// over is staged late by its worker).
 class FaultInjectingDevice final : public Device {
  public:
-  FaultInjectingDevice(uint64_t bytes, FaultSite site, int fail_call)
+  FaultInjectingDevice(uint64_t bytes, FaultSite site, int fail_call, bool cuda_bytes = false)
       : Device(0, "fault:0", std::make_unique<MemoryBudget>("fault:0", bytes)),
         pool_(2),
         bn254_(pool_, site, fail_call),
         bls12_381_(pool_, site, fail_call),
-        model_(0, 1, 1) {}
+        model_(0, 1, 1),
+        cuda_bytes_(cuda_bytes) {}
 
   std::string name() const override { return "CPU device with injected faults"; }
   std::string backend_name() const override { return bn254_.name(); }
   uint64_t measured_in_use() const override { return memory().in_use(); }
   DeviceStageBytes stage_bytes(const KeyShape& key, uint64_t up, uint64_t compute) const override {
-    return model_.stage_bytes(key, up, compute);
+    DeviceStageBytes b = model_.stage_bytes(key, up, compute);
+    if (cuda_bytes_) b.fallback_kernel = b.upload + b.kernel;
+    return b;
   }
   groth16::Backend<bn254::Curve>& bn254_backend() override { return bn254_; }
   groth16::Backend<bls12_381::Curve>& bls12_381_backend() override { return bls12_381_; }
@@ -108,6 +116,7 @@ class FaultInjectingDevice final : public Device {
   FaultInjectingBackend<bn254::Curve> bn254_;
   FaultInjectingBackend<bls12_381::Curve> bls12_381_;
   CpuDevice model_;  // for its byte model only
+  bool cuda_bytes_;
 };
 
 class EngineTest : public testing::EngineFixture {
@@ -405,6 +414,69 @@ TEST_F(EngineTest, FaultAtEachDeviceStageFailsOnlyThatJobAndMemoryReturnsToBasel
     }
     EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
     EXPECT_EQ(e.status().devices[0].failed, 1u);
+  }
+}
+
+// The budget holds one proof's pre-staged path, not two; the kernel lock held by the test;
+// two proofs: one pre-stages, the other is passed over. With batching on (and a batch wait
+// long enough for the second to arrive), the passed-over proof does not join the first one's
+// batch to upload inside its region: it heads a batch of its own and its worker uploads it
+// outside the lock once the first one's memory is back ("late"). With that upload faulted,
+// only its job fails. Memory returns to zero either way.
+TEST_F(EngineTest, PassedOverProofIsStagedLateByItsWorkerAndNotBatched) {
+  KeyShape shape;
+  shape.domain_size = 1 << 10;
+  const DeviceStageBytes need = FaultInjectingDevice(1, FaultSite::kUpload, 0, true).stage_bytes(shape, 0, 0);
+  ASSERT_EQ(need.fallback_path(), need.prestaged_path());
+  for (bool fault : {false, true}) {
+    EngineConfig cfg;
+    cfg.gpu_workers_per_device = 2;
+    cfg.batch_wait = 300ms;
+    cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
+    std::vector<std::unique_ptr<Device>> devices;
+    // The second upload is the late one (the first pre-stages).
+    devices.push_back(std::make_unique<FaultInjectingDevice>(need.prestaged_path() * 3 / 2, FaultSite::kUpload,
+                                                             fault ? 2 : 0, true));
+    Engine e(cfg, std::move(devices), nullptr);
+    ASSERT_TRUE(e.register_circuit("small", small_->zkey, true).is_ok());
+    Device& d = *e.devices()[0];
+    std::vector<std::string> ids;
+    {
+      KernelLock::Guard hold(d.kernel_lock(), Priority::kHigh);
+      for (int i = 0; i < 2; ++i) ids.push_back(e.submit(request("small", small_->wtns))->job_id);
+      // One proof pre-staged and its worker at the lock, the other passed over and its worker
+      // waiting for memory.
+      for (int i = 0; i < 3000; ++i) {
+        EngineStatus s = e.status();
+        if (s.devices[0].busy_workers == 1 && s.devices[0].prestage_fallbacks == 1) break;
+        std::this_thread::sleep_for(1ms);
+      }
+      ASSERT_EQ(e.status().devices[0].prestage_fallbacks, 1u);
+      std::this_thread::sleep_for(400ms);  // past the batch wait: a join would have happened
+    }
+    std::vector<std::string> how;
+    std::vector<uint64_t> batches;
+    for (const auto& id : ids) {
+      JobRecord r = finished(e, id);
+      how.push_back(r.timings.prestage_name());
+      batches.push_back(r.timings.batch);
+      if (r.timings.prestage_fallback && fault) {
+        EXPECT_EQ(r.state, JobState::kFailed);
+        EXPECT_NE(r.error.message().find("injected copy failure"), std::string::npos) << r.error.message();
+        EXPECT_NE(r.error.message().find("upload"), std::string::npos) << r.error.message();
+      } else {
+        expect_verifies(r);
+      }
+    }
+    std::sort(how.begin(), how.end());
+    EXPECT_EQ(how[0], fault ? "fallback" : "late") << "fault " << fault;  // "late" once its upload succeeded
+    EXPECT_EQ(how[1], "ok");
+    if (!fault) EXPECT_NE(batches[0], batches[1]);
+    wait_for_zero(d.memory());
+    wait_for_zero(e.host_memory());
+    EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
+    // And the device proves on.
+    expect_verifies(finished(e, e.submit(request("small", small_->wtns))->job_id));
   }
 }
 
