@@ -471,7 +471,9 @@ TEST_F(EngineTest, PassedOverProofIsStagedLateByItsWorkerAndNotBatched) {
     std::sort(how.begin(), how.end());
     EXPECT_EQ(how[0], fault ? "fallback" : "late") << "fault " << fault;  // "late" once its upload succeeded
     EXPECT_EQ(how[1], "ok");
-    if (!fault) EXPECT_NE(batches[0], batches[1]);
+    if (!fault) {
+      EXPECT_NE(batches[0], batches[1]);
+    }
     wait_for_zero(d.memory());
     wait_for_zero(e.host_memory());
     EXPECT_EQ(e.status().devices[0].baseline_mismatches, 0u);
