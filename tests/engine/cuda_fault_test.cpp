@@ -38,9 +38,8 @@ class CudaFaultTest : public ::testing::Test {
   }
   void TearDown() override { cuda::disarm_faults(); }
 
-  // cap_bytes: the device budget (0: the whole free memory); precompute: its MSM tables;
-  // batch_max: proofs per hold of the kernel region.
-  std::unique_ptr<Engine> make_engine(uint64_t cap_bytes = 0, const char* precompute = "auto", unsigned batch_max = 4) {
+  // cap_bytes: the device budget (0: the whole free memory); precompute: its MSM tables.
+  std::unique_ptr<Engine> make_engine(uint64_t cap_bytes = 0, const char* precompute = "auto") {
     CudaDeviceOptions o;
     o.host_threads = 2;
     o.cap_bytes = cap_bytes;
@@ -52,7 +51,6 @@ class CudaFaultTest : public ::testing::Test {
     devices.push_back(std::move(d).value());
     EngineConfig cfg;
     cfg.gpu_workers_per_device = 2;
-    cfg.batch_max = batch_max;
     cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
     auto e = std::make_unique<Engine>(cfg, std::move(devices), [](LogLevel, const std::string& line) {
       if (line.find("cuda:0: ") == 0) std::cout << "  log: " << line << "\n";
