@@ -1,14 +1,10 @@
 #include <chrono>
 
+#include "core/elapsed.hpp"
 #include "groth16/backend.hpp"
 
 namespace cuzk::groth16 {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-}  // namespace
+using Clock = SteadyClock;
 
 template <class C>
 Status CpuBackend<C>::compute(const PreparedKey<C>& key, ProofJob<C>& job, ProveTimings& t) {

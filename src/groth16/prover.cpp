@@ -4,16 +4,11 @@
 #include <chrono>
 #include <string>
 
+#include "core/elapsed.hpp"
 #include "groth16/random.hpp"
 
 namespace cuzk::groth16 {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-}  // namespace
+using Clock = SteadyClock;
 
 template <class C>
 Result<Prover<C>> Prover<C>::create(const formats::Zkey<C>& zkey, Backend<C>& backend, ThreadPool& pool) {

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/elapsed.hpp"
 #include "cuda/allocator.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
@@ -20,8 +21,7 @@
 namespace cuzk::cuda {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using Clock = SteadyClock;
 
 unsigned log2_exact(size_t n) {
   unsigned k = 0;

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/elapsed.hpp"
 #include "cuda/setup/fixed_base.hpp"
 #include "ec/batch_affine.hpp"
 #include "ec/jacobian.hpp"
@@ -11,8 +12,7 @@
 namespace cuzk::cuda {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using Clock = SteadyClock;
 
 // k·G on the host, for the handful of small points.
 template <class G>
