@@ -238,7 +238,8 @@ __device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigI
 // REDC(W) = W * 2^(-64N) mod p, fully reduced, for a 2n-word W < p * 2^(64N): the low half
 // reduced with two arrays as in mont_mul (the shift folded into the odd chain), then the
 // high half added. REDC(W_lo) <= p and W_hi < p, so one final subtraction suffices.
-template <class P>
+// kLazy: without it, in [0, 2p) (below W 2^(-64N) + p).
+template <class P, bool kLazy = false>
 __device__ __forceinline__ BigInt<P::N> redc_wide(const uint32_t* W) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t p_even[n], p_odd[n - 1];
@@ -277,7 +278,7 @@ __device__ __forceinline__ BigInt<P::N> redc_wide(const uint32_t* W) {
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) X[j] = addc_cc(X[j], W[n + j]);
   X[n - 1] = addc(X[n - 1], W[2 * n - 1]);
-  final_sub<P>(X);
+  if constexpr (!kLazy) final_sub<P>(X);
   return from_words<P::N>(X);
 }
 
@@ -357,9 +358,17 @@ __device__ __forceinline__ BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, cons
 // c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) = REDC(a0 b1 + a1 b0). The sums are not
 // reduced (< 2p), so the products are exact: every REDC input is < p 2^(64N) (needs 4p <
 // 2^(64N), which the spare bit gives).
+//
+// kLazy (kLazyFp2<P>): inputs and outputs in [0, 2p), no final subtractions. The sums are
+// below 4p, c1's REDC input a0 b1 + a1 b0 < 8p^2 < p 2^(64N) and c0's below p 2^(64N) as
+// before, so each output is below 8p^2 2^(-64N) + p < 2p.
 template <class P>
+constexpr bool kLazyFp2 = P::MODULUS.limb[P::N - 1] < 0x1fffffffffffffffull;  // 8p < 2^(64N)
+
+template <class P, bool kLazy = false>
 __device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::N>& x1, const BigInt<P::N>& y0,
                                         const BigInt<P::N>& y1, BigInt<P::N>& z0, BigInt<P::N>& z1) {
+  static_assert(!kLazy || kLazyFp2<P>, "lazy Fp2 products need 8p < 2^(64N)");
   constexpr size_t n = Modulus<P>::n;
   constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a0[n], a1[n], b0[n], b1[n], sa[n], sb[n];
@@ -384,7 +393,7 @@ __device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::
   t2[0] = sub_cc(t2[0], t1[0]);
 #pragma unroll
   for (size_t q = 1; q < 2 * n; ++q) t2[q] = subc_cc(t2[q], t1[q]);
-  z1 = redc_wide<P>(t2);
+  z1 = redc_wide<P, kLazy>(t2);
   // t0 -= t1, plus p in the high half when that borrowed.
   t0[0] = sub_cc(t0[0], t1[0]);
 #pragma unroll
@@ -393,7 +402,7 @@ __device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::
   t0[n] = add_cc(t0[n], word(p, 0) & mask);
 #pragma unroll
   for (size_t j = 1; j < n; ++j) t0[n + j] = addc_cc(t0[n + j], word(p, j) & mask);
-  z0 = redc_wide<P>(t0);
+  z0 = redc_wide<P, kLazy>(t0);
 }
 
 // x^2 * 2^(-64N) mod p, fully reduced: the cross products once, doubled, plus the squares

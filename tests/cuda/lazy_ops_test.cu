@@ -1,7 +1,8 @@
 // The lazy-reduction steps of ff/fp_cuda.hpp (the NTT's butterflies, cuda/ntt/ntt_pass.hpp)
 // on the device against exact host arithmetic: every result congruent mod p to the exact
 // one and inside its bound, for operands anywhere in their ranges ([0, 2p), or [0, 4p)
-// where a step takes it), edges included, on both curves' Fr.
+// where a step takes it), edges included, on both curves' Fr; and the lazy Fq2 arithmetic
+// of BLS12-381 G2's MSM accumulation (cuda/msm/outlined_products.cuh, LazyFp2) likewise.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "cuda/cuda_status.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/msm/outlined_products.cuh"
 #include "cuda/stream.hpp"
 #include "cuda_test_util.hpp"
 #include "ff/fields.hpp"
@@ -144,6 +146,88 @@ TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
       ASSERT_TRUE(d[i].less_than(four_p) && !d[i].is_zero()) << "sub_plus_2p outside (0, 4p) at " << i;
       ASSERT_TRUE(congruent(d[i], fx(x2[i]) - fx(y2[i]))) << "sub_plus_2p at " << i;
     }
+  }
+}
+
+enum class Fp2Step { kMul, kSqr, kAdd, kSub, kCanonical, kIsZero };
+
+template <Fp2Step S>
+__global__ void fp2_step_kernel(const bls12_381::Fq2* x, const bls12_381::Fq2* y, bls12_381::Fq2* out, size_t n) {
+#if defined(__CUDA_ARCH__)
+  using L = msm_detail::LazyFp2<bls12_381::Fq2>;
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if constexpr (S == Fp2Step::kMul) out[i] = L::mul(x[i], y[i]);
+  if constexpr (S == Fp2Step::kSqr) out[i] = L::sqr(x[i]);
+  if constexpr (S == Fp2Step::kAdd) out[i] = L::add(x[i], y[i]);
+  if constexpr (S == Fp2Step::kSub) out[i] = L::sub(x[i], y[i]);
+  if constexpr (S == Fp2Step::kCanonical) out[i] = L::canonical(x[i]);
+  if constexpr (S == Fp2Step::kIsZero) out[i] = L::is_zero(x[i]) ? bls12_381::Fq2::one() : bls12_381::Fq2::zero();
+#endif
+}
+
+template <Fp2Step S>
+std::vector<bls12_381::Fq2> run_fp2_step(const std::vector<bls12_381::Fq2>& x, const std::vector<bls12_381::Fq2>& y) {
+  using E = bls12_381::Fq2;
+  auto stream = Stream::create();
+  EXPECT_TRUE(stream.is_ok());
+  auto dx = DeviceBuffer<E>::allocate(x.size()), dy = DeviceBuffer<E>::allocate(y.size()),
+       dout = DeviceBuffer<E>::allocate(x.size());
+  EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
+  std::vector<E> out(x.size());
+  EXPECT_TRUE(dx->upload(std::span<const E>(x), *stream).is_ok());
+  EXPECT_TRUE(dy->upload(std::span<const E>(y), *stream).is_ok());
+  fp2_step_kernel<S>
+      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
+  EXPECT_TRUE(check_launch("lazy_ops_test.fp2_step_kernel").is_ok());
+  EXPECT_TRUE(dout->download(std::span<E>(out), *stream).is_ok());
+  EXPECT_TRUE(stream->synchronize().is_ok());
+  return out;
+}
+
+class LazyFp2Ops : public ::testing::Test {
+ protected:
+  void SetUp() override { CUZK_SKIP_WITHOUT_DEVICE(); }
+};
+
+TEST_F(LazyFp2Ops, StepsAreCongruentAndBelow2p) {
+  using Fq = bls12_381::Fq;
+  using E = bls12_381::Fq2;
+  using L = Lazy<Fq>;
+  auto rng = testing::seeded_rng("lazy fp2 ops");
+  constexpr size_t kN = size_t(1) << 16;
+  const typename Fq::Int two_p = L::times_p(2);
+  // Both coordinates of both operands anywhere in [0, 2p), edges included (Fq::from_mont
+  // only wraps the words: these are the lazy representations the MSM carries).
+  std::vector<E> x(kN), y(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    x[i] = {Fq::from_mont(L::value(2, rng, i)), Fq::from_mont(L::value(2, rng, i / 16 + i * 3))};
+    y[i] = {Fq::from_mont(L::value(2, rng, i / 16 + i * 7)), Fq::from_mont(L::value(2, rng, i / 256 + i * 5))};
+  }
+  // Values 0 mod p in every lazy form, for is_zero.
+  const Fq p_word = Fq::from_mont(L::times_p(1));
+  x[0] = E(p_word, p_word);
+  x[16] = E(p_word, Fq::zero());
+  auto exact = [](const E& v) {
+    return E{Fq::from_mont(L::reduce(v.c0.mont())), Fq::from_mont(L::reduce(v.c1.mont()))};
+  };
+  auto lazy_ok = [&](const E& got, const E& want) {
+    return got.c0.mont().less_than(two_p) && got.c1.mont().less_than(two_p) && exact(got) == want;
+  };
+  const auto mul = run_fp2_step<Fp2Step::kMul>(x, y);
+  const auto sqr = run_fp2_step<Fp2Step::kSqr>(x, y);
+  const auto add = run_fp2_step<Fp2Step::kAdd>(x, y);
+  const auto sub = run_fp2_step<Fp2Step::kSub>(x, y);
+  const auto can = run_fp2_step<Fp2Step::kCanonical>(x, y);
+  const auto zero = run_fp2_step<Fp2Step::kIsZero>(x, y);
+  for (size_t i = 0; i < kN; ++i) {
+    const E a = exact(x[i]), b = exact(y[i]);
+    ASSERT_TRUE(lazy_ok(mul[i], a * b)) << "mul at " << i;
+    ASSERT_TRUE(lazy_ok(sqr[i], a.square())) << "sqr at " << i;
+    ASSERT_TRUE(lazy_ok(add[i], a + b)) << "add at " << i;
+    ASSERT_TRUE(lazy_ok(sub[i], a - b)) << "sub at " << i;
+    ASSERT_EQ(can[i], a) << "canonical at " << i;
+    ASSERT_EQ(zero[i].is_one(), a.is_zero()) << "is_zero at " << i;
   }
 }
 

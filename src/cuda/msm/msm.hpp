@@ -72,8 +72,12 @@ struct MsmStats {
   unsigned windows_per_group = 0;
   size_t paced_boundaries = 0;  // out: pacer boundaries of a paced run (0 unpaced)
   // Device milliseconds per stage, when profiled: the split (and the wait for its counts),
-  // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction.
+  // the ones' sum, window digits and sorting, bucket accumulation, bucket reduction. Of
+  // the accumulation, partials_ms went to the levels over the partial sums after level 1;
+  // of the reduction, reduce_tail_ms to the levels after the first (both latency-bound:
+  // few threads, each a chain of full additions).
   float split_ms = 0, ones_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0;
+  float partials_ms = 0, reduce_tail_ms = 0;
 };
 
 // Shifted copies of one base set for Msm::run's precomputed mode: with c-bit windows

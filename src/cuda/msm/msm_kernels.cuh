@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -36,6 +37,8 @@ constexpr size_t kOnesPartials = 131072;  // at most this many threads sum the s
 constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits = 16;
 constexpr unsigned kReduceFanIn = 16;        // the ones' sum
 constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
+constexpr unsigned kMergePieces = 8;         // merge_partials_kernel: longer runs go to the levels
+constexpr uint32_t kGapKey = 0xffffffffu;    // no entry (keys are below 2^31)
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 28;
 
 // A paced run (cuda/pacer.hpp) issues its level-1 accumulation and its ones' sum in
@@ -196,6 +199,8 @@ struct GroupScratch {
   P* total;  // precomputed bases: the run's one bucket set (null otherwise)
   uint32_t *pkeys_a, *pkeys_b;
   P *pvals_a, *pvals_b;
+  uint32_t* pkeys_m;    // the level-2 partials' keys after merge_partials_kernel, and later levels'
+  uint32_t* long_runs;  // set by merge_partials_kernel when a run spans over kMergePieces partials
   P *z_a, *q_a, *z_b, *q_b;
   GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t total_n, size_t sort_m, unsigned c, size_t rows,
                size_t chunks, size_t& total_bytes) {
@@ -214,6 +219,8 @@ struct GroupScratch {
     pvals_a = cv.take<P>(pa);
     pkeys_b = cv.take<uint32_t>(pb);
     pvals_b = cv.take<P>(pb);
+    pkeys_m = cv.take<uint32_t>(pb);
+    long_runs = cv.take<uint32_t>(1);
     const size_t half = rows * ceil_div(chunks, 2);
     z_a = cv.take<P>(rows * chunks);
     q_a = cv.take<P>(rows * chunks);
@@ -262,6 +269,40 @@ __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affin
 // and stays inlined; staging the next base in shared memory (cp.async) gained under 1%.
 template <class G>
 constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || sizeof(typename G::Base) == 48;
+
+// BLS12-381 G2's level 1 keeps its accumulator lazy (LazyFp2: coordinates in [0, 2p), no
+// final subtractions in the products), brought below p where a run's sum is stored. Its
+// level 1 is latency-bound (two warps per scheduler, each on its own carry chains), so the
+// shorter chains pay. BN254's Fq (p > 2^(256-3)) has no room for it.
+template <class G>
+constexpr bool lazy_level1() {
+  if constexpr (kOutlinedProducts<G>) {
+    return kLazyFq2Base<typename G::Base::Fq>;
+  } else {
+    return false;
+  }
+}
+template <class G>
+constexpr bool kLazyLevel1 = lazy_level1<G>();
+
+// Level 1's acc += p, and what a run's sum stores.
+template <class G>
+__device__ __forceinline__ void level1_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyLevel1<G>) {
+    madd_lazy_in_place<LazyFp2<typename G::Base>>(acc, p);
+    return;
+  }
+#endif
+  accumulate_add<G, kOutlinedLevel1<G>>(acc, p);
+}
+template <class G>
+__device__ __forceinline__ ec::Xyzz<G> level1_finish(const ec::Xyzz<G>& acc) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kLazyLevel1<G>) return LazyFp2<typename G::Base>::canonical(acc);
+#endif
+  return acc;
+}
 
 template <class G>
 __device__ __noinline__ ec::Xyzz<G> add_full(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) {
@@ -321,45 +362,61 @@ __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
 // partial sums, two per chunk (the second infinity when the chunk is one run), in key
 // order, for the next level. On the last level (one chunk) every run is stored. A launch
 // runs threads [t0, t1) of the level (the same outputs as one launch of them all).
-template <class G, class AddEntry>
+//
+// With kSkipGaps (the levels after merge_partials_kernel) entries keyed kGapKey are not
+// there: a chunk of gaps only gives two gaps.
+//
+// finish(acc) is what a run's sum stores (the lazy level 1 brings it below p there).
+template <class G, bool kSkipGaps, class AddEntry, class Finish = std::identity>
 __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, size_t t0,
                                                  size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                                                  uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level,
-                                                 AddEntry add_entry) {
+                                                 AddEntry add_entry, Finish finish = {}) {
   using P = ec::Xyzz<G>;
   const size_t t = t0 + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t i0 = t * per_thread;
   if (t >= t1 || i0 >= count) return;
   const size_t i1 = min(count, i0 + per_thread);
-  uint32_t cur = keys[i0];
+  uint32_t cur = kSkipGaps ? kGapKey : keys[i0];
   P acc = P::infinity();
   bool head = true;
   for (size_t i = i0; i < i1; ++i) {
     const uint32_t k = keys[i];
+    if (kSkipGaps && k == kGapKey) continue;
     if (k != cur) {
-      if (head && !last_level) {
+      if (kSkipGaps && cur == kGapKey) {
+        // The chunk's first entry.
+      } else if (head && !last_level) {
         out_keys[2 * t] = cur;
-        out_vals[2 * t] = acc;
+        out_vals[2 * t] = finish(acc);
+        head = false;
       } else {
-        buckets[slot_of(cur, c, nb)] = acc;
+        buckets[slot_of(cur, c, nb)] = finish(acc);
+        head = false;
       }
-      head = false;
       acc = P::infinity();
       cur = k;
     }
     add_entry(i, acc);
   }
+  if (kSkipGaps && cur == kGapKey) {
+    if (!last_level) {
+      out_keys[2 * t] = out_keys[2 * t + 1] = kGapKey;
+      out_vals[2 * t] = out_vals[2 * t + 1] = P::infinity();
+    }
+    return;
+  }
   if (last_level) {
-    buckets[slot_of(cur, c, nb)] = acc;
+    buckets[slot_of(cur, c, nb)] = finish(acc);
     return;
   }
   if (head) {
     out_keys[2 * t] = cur;
-    out_vals[2 * t] = acc;
+    out_vals[2 * t] = finish(acc);
     acc = P::infinity();
   }
   out_keys[2 * t + 1] = cur;
-  out_vals[2 * t + 1] = acc;
+  out_vals[2 * t + 1] = finish(acc);
 }
 
 template <class G>
@@ -367,22 +424,72 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
     accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
                              size_t per_thread, size_t t0, size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                              uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level) {
-  accumulate_chunk<G>(keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
-                      [&](size_t i, ec::Xyzz<G>& acc) {
-                        const uint32_t v = vals[i];
-                        ec::Affine<G> p = bases[v & 0x7fffffffu];
-                        if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
-                        accumulate_add<G, kOutlinedLevel1<G>>(acc, p);
-                      });
+  accumulate_chunk<G, false>(
+      keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
+      [&](size_t i, ec::Xyzz<G>& acc) {
+        const uint32_t v = vals[i];
+        ec::Affine<G> p = bases[v & 0x7fffffffu];
+        if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
+        level1_add<G>(acc, p);
+      },
+      [](const ec::Xyzz<G>& acc) { return level1_finish<G>(acc); });
 }
 
-template <class G>
+// A level over partial sums: level 2 over level 1's (kSkipGaps false), and the levels
+// after merge_partials_kernel, which run only where it left a long run (*long_runs).
+template <class G, bool kSkipGaps>
 __global__ void __launch_bounds__(kThreads)
     accumulate_partials_kernel(const uint32_t* keys, const ec::Xyzz<G>* vals, size_t count, size_t per_thread,
                                unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
-                               bool last_level) {
-  accumulate_chunk<G>(keys, count, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
-                      [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
+                               bool last_level, const uint32_t* long_runs) {
+  if (kSkipGaps && *long_runs == 0) return;
+  accumulate_chunk<G, kSkipGaps>(keys, count, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
+                                 [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
+}
+
+// After levels 1 and 2 the partial sums are two per chunk of level 2, its first and its
+// last run, in key order; the pieces of one run sit next to each other. A run of at most
+// kMergePieces pieces is summed by the thread of its first piece and stored (one addition
+// for uniform scalars, whose runs rarely span a whole chunk of level 2). The keys go to
+// out_keys: kGapKey for every piece so taken. A longer run (skewed scalars) keeps its
+// pieces, the first kMergePieces folded into the last of them (in vals, which no other
+// thread reads there), for the levels after (accumulate_partials_kernel), which run only if
+// there is one. Before this every level after level 2 took chains of 16 partials, ~5
+// launches of few threads each, latency-bound: with level 2 ~1.5 ms of a 2^22 BLS12-381 G1
+// MSM with precomputed bases, ~3.7 ms of G2's (H200). Right after level 1 (one thread a
+// slot, half of them idle) it was slower than level 2, whose threads all do the same work.
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    merge_partials_kernel(const uint32_t* keys, ec::Xyzz<G>* vals, size_t count, unsigned c, size_t nb,
+                          ec::Xyzz<G>* buckets, uint32_t* out_keys, uint32_t* long_runs) {
+  using P = ec::Xyzz<G>;
+  const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= count) return;
+  const uint32_t k = keys[s];
+  // The piece's place in its run, up to kMergePieces.
+  unsigned pos = 0;
+  while (pos < kMergePieces && pos < s && keys[s - pos - 1] == k) ++pos;
+  const bool more = s + 1 < count && keys[s + 1] == k;  // the run goes on after this piece
+  if (pos == 0) {
+    size_t e = s + 1;
+    while (e < count && e - s <= kMergePieces && keys[e] == k) ++e;
+    if (e - s <= kMergePieces) {
+      P acc = vals[s];
+      for (size_t i = s + 1; i < e; ++i) acc = add_full<G>(acc, vals[i]);
+      buckets[slot_of(k, c, nb)] = acc;
+    }
+    out_keys[s] = kGapKey;
+  } else if (pos + 1 < kMergePieces || (pos + 1 == kMergePieces && !more)) {
+    out_keys[s] = kGapKey;  // taken by the run's first piece, or folded below
+  } else if (pos + 1 == kMergePieces) {
+    P acc = vals[s - pos];
+    for (size_t i = s - pos + 1; i <= s; ++i) acc = add_full<G>(acc, vals[i]);
+    vals[s] = acc;
+    out_keys[s] = k;
+    *long_runs = 1;
+  } else {
+    out_keys[s] = k;
+  }
 }
 
 // total[b] += group[b] for the n buckets of one set (precomputed bases: each window group
@@ -395,37 +502,68 @@ __global__ void __launch_bounds__(kThreads)
   total[t] = add_full<G>(total[t], group[t]);
 }
 
-// One level of the bucket reduction. Row r holds a list z_0 .. z_{k-1} (at z + r·z_stride)
-// and, after the first level, a list q (at q + r·k); the row's answer is
-// sum(q) + M·sum_j j·z_j for a power of two M. Chunk t of 2^log_l items [lo, hi) yields
+// The bucket reduction works on rows of items: row r holds a list z_0 .. z_{k-1} and,
+// after the first level, a list q; the row's answer is sum(q) + M·sum_j j·z_j for a power
+// of two M. A level takes chunks of 2^log_l items [lo, hi) to
 //   q'_t = sum_{j in t} q_j + 2^shift_w · sum_{j in t} (j - lo + one_based)·z_j,
 //   z'_t = 2^shift_z · sum_{j in t} z_j,
-// which keeps the answer with M' = M·2^log_l / 2^shift_z. The first level (buckets,
-// weights j + 1) is one-based with M = 1; a row of one item has answer q_0. Outputs are
-// laid out [rows][chunks]; z_out may be null on the last level.
-template <class G, bool kWithQ>
+// which keeps the answer with M' = M·2^log_l / 2^shift_z. Outputs are laid out
+// [rows][chunks]; z_out may be null on the last level.
+//
+// The first level: the buckets (row r at z + r·z_stride, weights j + 1: one-based, M = 1,
+// no q), 2^log_l per thread, with running sums (two full additions a bucket).
+template <class G>
 __global__ void __launch_bounds__(kThreads)
-    reduce_level_kernel(const ec::Xyzz<G>* z, size_t z_stride, const ec::Xyzz<G>* q, size_t rows, size_t k,
-                        unsigned log_l, unsigned shift_w, unsigned shift_z, bool one_based, ec::Xyzz<G>* z_out,
-                        ec::Xyzz<G>* q_out) {
+    reduce_level_kernel(const ec::Xyzz<G>* z, size_t z_stride, size_t rows, size_t k, unsigned log_l,
+                        ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
   const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= rows * chunks) return;
   const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
   const P* zr = z + r * z_stride;
-  P run = P::infinity(), w = P::infinity(), qs = P::infinity();
+  P run = P::infinity(), w = P::infinity();
   for (size_t j = hi; j-- > lo;) {
     run = add_full<G>(run, zr[j]);
-    if (one_based || j > lo) w = add_full<G>(w, run);  // sum over i >= 1 of the suffix sums
-    if constexpr (kWithQ) qs = add_full<G>(qs, q[r * k + j]);
+    w = add_full<G>(w, run);  // sum over i >= 1 of the suffix sums
   }
-  for (unsigned i = 0; i < shift_w; ++i) w = dbl_full<G>(w);
-  if constexpr (kWithQ) w = add_full<G>(qs, w);
   q_out[t] = w;
-  if (z_out != nullptr) {
-    for (unsigned i = 0; i < shift_z; ++i) run = dbl_full<G>(run);
-    z_out[t] = run;
+  if (z_out != nullptr) z_out[t] = run;
+}
+
+// The levels after the first: chunks of two items (zero-based), j = 2u and j + 1,
+//   q'_u = q_j + q_{j+1} + 2^shift_w·z_{j+1},  z'_u = 2^shift_z·(z_j + z_{j+1}),
+// each pair by two warps at once: warp 2v computes z' of pairs 32v .. 32v + 31, warp 2v + 1
+// their q'. These levels are latency-bound (few threads, one chain of full additions
+// each): split so, a thread's chain is two operations (and the doublings) instead of four.
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    reduce_pairs_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
+                        unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
+  using P = ec::Xyzz<G>;
+  const size_t kout = (k + 1) / 2;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t warp = t / 32;
+  const size_t u = (warp >> 1) * 32 + t % 32;
+  if (u >= rows * kout) return;
+  const size_t r = u / kout, j = 2 * (u % kout);
+  const bool pair = j + 1 < k;
+  const P* zr = z + r * k;
+  const P* qr = q + r * k;
+  if (warp & 1) {
+    P acc = qr[j];
+    if (pair) {
+      acc = add_full<G>(acc, qr[j + 1]);
+      P w = zr[j + 1];
+      for (unsigned i = 0; i < shift_w; ++i) w = dbl_full<G>(w);
+      acc = add_full<G>(acc, w);
+    }
+    q_out[u] = acc;
+  } else if (z_out != nullptr) {
+    P acc = zr[j];
+    if (pair) acc = add_full<G>(acc, zr[j + 1]);
+    for (unsigned i = 0; i < shift_z; ++i) acc = dbl_full<G>(acc);
+    z_out[u] = acc;
   }
 }
 
@@ -460,6 +598,43 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
   } else {
     out[t] = acc;
   }
+}
+
+// Threads of accumulate_points_kernel<G> resident on the device at once (0 if the query
+// failed).
+template <class G>
+size_t level1_resident_threads() {
+  static const size_t resident = [] {
+    int device = 0, sms = 0, blocks = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate_points_kernel<G>, kThreads, 0) !=
+            cudaSuccess ||
+        blocks <= 0) {
+      return size_t(0);
+    }
+    return size_t(sms) * size_t(blocks) * kThreads;
+  }();
+  return resident;
+}
+
+// Entries per thread of level 1. A large group is spread over level1_waves<G>() full waves
+// of resident threads, each the same count: fewer, longer chunks than first_per_thread's at
+// most 64 leave fewer boundaries, whose partial sums level 2 adds up (at 2^24 points in 12
+// precomputed windows, 64 a thread left 6.3 M partials and ~3.5 ms of full additions to
+// level 2), but level 1 itself runs slower with fewer waves. On the H200 (BENCHMARKS.md,
+// "The levels after the accumulation"), BLS12-381 G1 2^24 with 22-bit precomputed windows
+// took 84.99 / 83.94 / 85.11 / 87.44 ms at 64 a thread / 8 / 4 / 2 waves, its G2 2^22 with
+// 20-bit windows 71.39 / 70.49 / 70.32 / 70.41 ms.
+template <class G>
+constexpr size_t level1_waves() {
+  return kOutlinedProducts<G> ? 4 : 8;
+}
+template <class G>
+size_t level1_per_thread(size_t entries) {
+  const size_t resident = level1_resident_threads<G>();
+  const size_t pt = first_per_thread(entries);
+  return resident == 0 ? pt : std::max(pt, ceil_div(entries, level1_waves<G>() * resident));
 }
 
 // Threads for the ones' sum: one full wave of the device (every thread then does the same
@@ -506,8 +681,8 @@ Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows
                           ec::Xyzz<G>* dest, cudaStream_t s) {
   const size_t chunks = p.first_chunks();
   const bool last = chunks == 1;
-  reduce_level_kernel<G, false><<<blocks_for(rows * chunks), kThreads, 0, s>>>(
-      buckets, p.nb + 1, nullptr, rows, p.nb, p.log_l1, 0, 0, true, last ? nullptr : z, last ? dest : q);
+  reduce_level_kernel<G><<<blocks_for(rows * chunks), kThreads, 0, s>>>(buckets, p.nb + 1, rows, p.nb, p.log_l1,
+                                                                        last ? nullptr : z, last ? dest : q);
   return check_launch("msm.reduce_level_kernel");
 }
 
@@ -528,10 +703,9 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    reduce_level_kernel<G, true>
-        <<<blocks_for(rows * kout), kThreads, 0, s>>>(zs[cur], k, qs[cur], rows, k, 1, shift_w, shift_z, false,
-                                                      last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
-    CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_level_kernel"));
+    reduce_pairs_kernel<G><<<blocks_for(64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
+        zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_pairs_kernel"));
     cur ^= 1;
     k = kout;
     first = false;
@@ -542,7 +716,7 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
 // Events between the stages of one run, when MsmStats::profile asks for them.
 class StageTimer {
  public:
-  enum Stage { kSplit, kOnes, kSort, kAccumulate, kReduce, kStages };
+  enum Stage { kSplit, kOnes, kSort, kAccumulate, kPartials, kReduce, kReduceTail, kStages };
   StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) { mark(kStages); }
   void mark(Stage finished) {
     if (!on_) return;
@@ -555,13 +729,17 @@ class StageTimer {
   }
   // After the stream has finished: milliseconds per stage.
   void collect(MsmStats& st) {
-    float* out[kStages] = {&st.split_ms, &st.ones_ms, &st.sort_ms, &st.accumulate_ms, &st.reduce_ms};
+    float* out[kStages] = {&st.split_ms,    &st.ones_ms,   &st.sort_ms,       &st.accumulate_ms,
+                           &st.partials_ms, &st.reduce_ms, &st.reduce_tail_ms};
     for (size_t i = 1; on_ && i < marks_.size(); ++i) {
       float ms = 0;
       if (cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second) == cudaSuccess) {
         *out[marks_[i].first] += ms;
       }
     }
+    // The sub-stages stay inside their stages' totals.
+    st.accumulate_ms += st.partials_ms;
+    st.reduce_ms += st.reduce_tail_ms;
   }
   ~StageTimer() {
     for (auto& m : marks_) (void)cudaEventDestroy(m.second);
@@ -887,7 +1065,7 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       timer.mark(StageTimer::kSort);
 
       // Level 1 over the sorted points, then levels over the partial sums until one chunk.
-      size_t per_thread = first_per_thread(entries);
+      size_t per_thread = level1_per_thread<G>(entries);
       size_t threads = ceil_div(entries, per_thread);
       bool last = threads == 1;
       const size_t slice_threads = pace.active() ? std::max<size_t>(1, slice / per_thread) : threads;
@@ -911,21 +1089,39 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
                                                                              buckets, gs.pkeys_a, gs.pvals_a, last);
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       }
-      uint32_t* keys_io[2] = {gs.pkeys_a, gs.pkeys_b};
-      P* vals_io[2] = {gs.pvals_a, gs.pvals_b};
-      int cur = 0;
+      timer.mark(StageTimer::kAccumulate);
+      // Level 2 (a -> b), the merge of what it left (its keys b -> m, folds into pvals_b), then
+      // the levels for long runs if the merge found any (m, pvals_b -> a -> m, pvals_b ...).
       size_t count = 2 * threads;
+      if (!last) {
+        threads = ceil_div(count, kPartialsPerThread);
+        last = threads == 1;
+        accumulate_partials_kernel<G, false>
+            <<<blocks_for(threads), kThreads, 0, s>>>(gs.pkeys_a, gs.pvals_a, count, kPartialsPerThread, plan.c,
+                                                      plan.nb, buckets, gs.pkeys_b, gs.pvals_b, last, nullptr);
+        CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_partials_kernel"));
+        count = 2 * threads;
+      }
+      if (!last) {
+        CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(gs.long_runs, 0, sizeof(uint32_t), s), "msm: clearing a flag");
+        merge_partials_kernel<G><<<blocks_for(count), kThreads, 0, s>>>(gs.pkeys_b, gs.pvals_b, count, plan.c, plan.nb,
+                                                                        buckets, gs.pkeys_m, gs.long_runs);
+        CUZK_RETURN_IF_ERROR(check_launch("msm.merge_partials_kernel"));
+      }
+      uint32_t* keys_io[2] = {gs.pkeys_m, gs.pkeys_a};
+      P* vals_io[2] = {gs.pvals_b, gs.pvals_a};
+      int cur = 0;
       while (!last) {
         threads = ceil_div(count, kPartialsPerThread);
         last = threads == 1;
-        accumulate_partials_kernel<G>
-            <<<blocks_for(threads), kThreads, 0, s>>>(keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c,
-                                                      plan.nb, buckets, keys_io[cur ^ 1], vals_io[cur ^ 1], last);
+        accumulate_partials_kernel<G, true><<<blocks_for(threads), kThreads, 0, s>>>(
+            keys_io[cur], vals_io[cur], count, kPartialsPerThread, plan.c, plan.nb, buckets, keys_io[cur ^ 1],
+            vals_io[cur ^ 1], last, gs.long_runs);
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_partials_kernel"));
         cur ^= 1;
         count = 2 * threads;
       }
-      timer.mark(StageTimer::kAccumulate);
+      timer.mark(StageTimer::kPartials);
 
       if (plan.shared) {
         if (buckets != gs.total) {
@@ -940,8 +1136,9 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       timer.mark(StageTimer::kReduce);
     }
     if (plan.shared) CUZK_RETURN_IF_ERROR(reduce_first_level<G>(plan, gs.total, 1, gs.z_a, gs.q_a, sp.results + 1, s));
-    CUZK_RETURN_IF_ERROR(reduce_tail<G>(plan, plan.reduce_rows(), gs, sp.results + 1, s));
     timer.mark(StageTimer::kReduce);
+    CUZK_RETURN_IF_ERROR(reduce_tail<G>(plan, plan.reduce_rows(), gs, sp.results + 1, s));
+    timer.mark(StageTimer::kReduceTail);
   }
 
   if (beside) CUZK_RETURN_IF_ERROR(stream.wait(*ones_done));

@@ -3,6 +3,10 @@
 // (msm_kernels.cuh, which says where they pay) and cuda_arith_bench use them.
 #pragma once
 
+#include "ec/points.hpp"
+#include "ec/xyzz.hpp"
+#include "ff/fp.hpp"
+
 namespace cuzk::cuda::msm_detail {
 
 // Over Fq2 (the G2 groups) the kernels take each product and square out of line. One
@@ -24,5 +28,85 @@ template <class F>
 struct OutlinedMulSub : OutlinedMul<F> {
   __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) { return F::mul_sub(a, b, c, d); }
 };
+
+// 8p < 2^(64N) for the base field of G2's Fq2 (ff::cuda_fp::kLazyFp2, readable in host code).
+template <class Fq>
+constexpr bool kLazyFq2Base = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1fffffffffffffffull;
+
+#if defined(__CUDA_ARCH__)
+// Lazy Fq2 arithmetic (F = ff::Fp2 over a base field with 8p < 2^(64N): BLS12-381's): every
+// value in [0, 2p) per coordinate between steps, so the products skip their final
+// subtractions (cuda_fp::fp2_mul<P, true>, mont_mul_lazy) and sums and differences take one
+// conditional step of 2p each, as exact ones take one of p. canonical() brings a value
+// below p again. Products out of line as in OutlinedMul.
+template <class F>
+struct LazyFp2 {
+  using Fq = typename F::Fq;
+  using P = typename Fq::Params;
+  static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyFq2Base<Fq>);
+
+  __device__ __noinline__ static F mul(F a, F b) {
+    typename Fq::Int z0, z1;
+    ff::cuda_fp::fp2_mul<P, true>(a.c0.mont(), a.c1.mont(), b.c0.mont(), b.c1.mont(), z0, z1);
+    return {Fq::from_mont(z0), Fq::from_mont(z1)};
+  }
+  // (c0 + c1)(c0 - c1) + 2 c0 c1 u: the factors below 2p, each product below 1.41p.
+  __device__ __noinline__ static F sqr(F a) {
+    namespace cf = ff::cuda_fp;
+    const auto s = cf::add_lazy<P>(a.c0.mont(), a.c1.mont());
+    const auto d = cf::sub_lazy<P>(a.c0.mont(), a.c1.mont());
+    const auto ab = cf::mont_mul_lazy<P>(a.c0.mont(), a.c1.mont());
+    return {Fq::from_mont(cf::mont_mul_lazy<P>(s, d)), Fq::from_mont(cf::add_lazy<P>(ab, ab))};
+  }
+  __device__ __forceinline__ static F add(const F& a, const F& b) {
+    return {Fq::from_mont(ff::cuda_fp::add_lazy<P>(a.c0.mont(), b.c0.mont())),
+            Fq::from_mont(ff::cuda_fp::add_lazy<P>(a.c1.mont(), b.c1.mont()))};
+  }
+  __device__ __forceinline__ static F sub(const F& a, const F& b) {
+    return {Fq::from_mont(ff::cuda_fp::sub_lazy<P>(a.c0.mont(), b.c0.mont())),
+            Fq::from_mont(ff::cuda_fp::sub_lazy<P>(a.c1.mont(), b.c1.mont()))};
+  }
+  // Zero mod p: each coordinate 0 or p.
+  __device__ __forceinline__ static bool is_zero(const F& a) {
+    constexpr typename Fq::Int p = P::MODULUS;
+    return (a.c0.mont().is_zero() || a.c0.mont() == p) && (a.c1.mont().is_zero() || a.c1.mont() == p);
+  }
+  __device__ __forceinline__ static F canonical(const F& a) {
+    return {Fq::from_mont(ff::cuda_fp::reduce_once<P>(a.c0.mont())),
+            Fq::from_mont(ff::cuda_fp::reduce_once<P>(a.c1.mont()))};
+  }
+  template <class C>
+  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
+    return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
+  }
+};
+
+// ec::madd_in_place (madd-2008-s) on an accumulator kept lazy by L (LazyFp2): a in [0, 2p)
+// per coordinate, o canonical. L::canonical(a) afterwards gives the exact sum. The rare
+// doubling goes through the exact formula.
+template <class L, class C>
+__device__ __forceinline__ void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Affine<C>& o) {
+  using Base = typename C::Base;
+  if (o.is_infinity()) return;
+  if (a.is_infinity()) {  // zz is 0 exactly: a lazy zz is 0 or p only when it is 0 mod p
+    a = ec::Xyzz<C>::from_affine(o);
+    return;
+  }
+  const Base p = L::sub(L::mul(o.x, a.zz), a.x);
+  const Base r = L::sub(L::mul(o.y, a.zzz), a.y);
+  if (L::is_zero(p)) {
+    const ec::Xyzz<C> t = L::canonical(a);
+    a = L::is_zero(r) ? t.dbl() : ec::Xyzz<C>::infinity();
+    return;
+  }
+  const Base pp = L::sqr(p);
+  a.zz = L::mul(a.zz, pp);
+  const Base q = L::mul(a.x, pp);
+  const Base ppp = L::mul(p, pp);
+  a.zzz = L::mul(a.zzz, ppp);
+  a.x = L::sub(L::sub(L::sqr(r), ppp), L::add(q, q));
+  a.y = L::sub(L::mul(r, L::sub(q, a.x)), L::mul(a.y, ppp));
+}
+#endif  // __CUDA_ARCH__
 
 }  // namespace cuzk::cuda::msm_detail

@@ -311,12 +311,15 @@ int run(int argc, char** argv) {
     if (!r.ok) status = 1;
   }
   std::printf("\nStages of one more run of each (CUDA events; split includes the wait for its counts):\n\n");
-  std::printf("| group | scalars | n | mode | split ms | ones ms | digits+sort ms | accumulate ms | reduce ms |\n");
+  std::printf(
+      "| group | scalars | n | mode | split ms | ones ms | digits+sort ms | accumulate ms (partial levels) | reduce ms "
+      "(levels after the first) |\n");
   std::printf("|---|---|---:|---|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     const MsmStats& p = r.profile;
-    std::printf("| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.group.c_str(), r.mix.c_str(), r.log_n,
-                r.mode.c_str(), p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms, p.reduce_ms);
+    std::printf("| %s | %s | 2^%u | %s | %.2f | %.2f | %.2f | %.2f (%.2f) | %.2f (%.2f) |\n", r.group.c_str(),
+                r.mix.c_str(), r.log_n, r.mode.c_str(), p.split_ms, p.ones_ms, p.sort_ms, p.accumulate_ms,
+                p.partials_ms, p.reduce_ms, p.reduce_tail_ms);
   }
   return status;
 }

@@ -252,6 +252,30 @@ TYPED_TEST(DeviceMsm, RepeatedPointsMatchCpu) {
   this->expect_matches_cpu(few, msm_fixtures::make_scalars<TypeParam>(n, Mix::kWitness, rng), "four bases, witness");
 }
 
+// Scalar d = 2 .. 301 taken d times, shuffled, plus uniform scalars: the runs of the small
+// digits' buckets are 2 .. 301 entries long, so after levels 1 and 2 (4 entries a thread at
+// this size, then 16 partials) they leave from one to ~20 partial sums, either side of what
+// the merge of the partials sums itself (kMergePieces); the zero digits of the higher
+// windows make runs of thousands. Plain and with precomputed bases (one bucket set).
+TYPED_TEST(DeviceMsm, RunsOfEveryLengthMatchCpu) {
+  using Int = typename TypeParam::Scalar::Int;
+  auto rng = seeded_rng("run lengths");
+  std::vector<Int> s;
+  for (uint64_t d = 2; d <= 301; ++d) {
+    Int x{};
+    x.limb[0] = d;
+    s.insert(s.end(), d, x);
+  }
+  while (s.size() < 50000) s.push_back(TypeParam::Scalar::random(rng).to_canonical());
+  std::shuffle(s.begin(), s.end(), rng);
+  const auto bases = this->prefix(s.size());
+  this->expect_matches_cpu(bases, s, "runs of every length");
+  const auto d_bases = this->upload_bases(bases);
+  auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), s.size(), 12, *this->stream_);
+  ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+  EXPECT_EQ(this->gpu_pre(*pre, s).to_affine(), this->cpu(bases, s).to_affine()) << "precomputed, 12-bit windows";
+}
+
 TYPED_TEST(DeviceMsm, InfinityAmongBasesMatchesCpu) {
   auto rng = seeded_rng("infinity");
   const size_t n = 10000;
