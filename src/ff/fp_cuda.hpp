@@ -330,7 +330,10 @@ __device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, u
 // W = x y - u v, plus p·2^(64N) when that is negative, lies in [0, p·2^(64N)) (both
 // products are below p^2). XYZZ's Y3 = R·(Q - X3) - Y1·PPP takes it: on the H200 the
 // BLS12-381 G1 mixed addition ran 6.6% faster, BN254's 4.4% (cuda_arith_bench).
-template <class P>
+// kLazy: operands and result in [0, 2p) (both products below 4p^2 < p·2^(64N) where
+// 4p < 2^(64N), so W stays in [0, p·2^(64N)) and REDC(W) < 4p^2 2^(-64N) + p < 2p where
+// 8p < 2^(64N)).
+template <class P, bool kLazy = false>
 __device__ __forceinline__ BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y,
                                                      const BigInt<P::N>& u, const BigInt<P::N>& v) {
   constexpr size_t n = Modulus<P>::n;
@@ -350,7 +353,7 @@ __device__ __forceinline__ BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, cons
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) W[n + j] = addc_cc(W[n + j], word(p, j) & mask);
   W[2 * n - 1] = addc(W[2 * n - 1], word(p, n - 1) & mask);
-  return redc_wide<P>(W);
+  return redc_wide<P, kLazy>(W);
 }
 
 // (a0 + a1 u)(b0 + b1 u) in Fp[u]/(u^2 + 1), Karatsuba on unreduced products with two
@@ -407,7 +410,8 @@ __device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::
 
 // x^2 * 2^(-64N) mod p, fully reduced: the cross products once, doubled, plus the squares
 // (about a third fewer multiplications than mont_mul), then a separate Montgomery reduction.
-template <class P>
+// kLazy: x and the result in [0, 2p), where 8p < 2^(64N) (x^2 < 4p^2 < p·2^(64N)).
+template <class P, bool kLazy = false>
 __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n];
@@ -479,7 +483,7 @@ __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
   W[2 * n - 2] = madc_lo_cc(a[n - 1], a[n - 1], W[2 * n - 2]);
   W[2 * n - 1] = madc_hi(a[n - 1], a[n - 1], W[2 * n - 1]);
 
-  return redc_wide<P>(W);
+  return redc_wide<P, kLazy>(W);
 }
 
 // (x + y) mod p for x, y < p (2p < 2^(64N): the sum has no carry out).

@@ -1,8 +1,9 @@
 // The lazy-reduction steps of ff/fp_cuda.hpp (the NTT's butterflies, cuda/ntt/ntt_pass.hpp)
 // on the device against exact host arithmetic: every result congruent mod p to the exact
 // one and inside its bound, for operands anywhere in their ranges ([0, 2p), or [0, 4p)
-// where a step takes it), edges included, on both curves' Fr; and the lazy Fq2 arithmetic
-// of BLS12-381 G2's MSM accumulation (cuda/msm/outlined_products.cuh, LazyFp2) likewise.
+// where a step takes it), edges included, on both curves' Fr; and the lazy Fq and Fq2
+// arithmetic of BLS12-381's MSM accumulation (cuda/msm/outlined_products.cuh, LazyFp and
+// LazyFp2) likewise.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -224,6 +225,77 @@ TEST_F(LazyFp2Ops, StepsAreCongruentAndBelow2p) {
     const E a = exact(x[i]), b = exact(y[i]);
     ASSERT_TRUE(lazy_ok(mul[i], a * b)) << "mul at " << i;
     ASSERT_TRUE(lazy_ok(sqr[i], a.square())) << "sqr at " << i;
+    ASSERT_TRUE(lazy_ok(add[i], a + b)) << "add at " << i;
+    ASSERT_TRUE(lazy_ok(sub[i], a - b)) << "sub at " << i;
+    ASSERT_EQ(can[i], a) << "canonical at " << i;
+    ASSERT_EQ(zero[i].is_one(), a.is_zero()) << "is_zero at " << i;
+  }
+}
+
+enum class FpStep { kMul, kSqr, kMulSub, kAdd, kSub, kCanonical, kIsZero };
+
+template <FpStep S>
+__global__ void fp_step_kernel(const bls12_381::Fq* x, const bls12_381::Fq* y, bls12_381::Fq* out, size_t n) {
+#if defined(__CUDA_ARCH__)
+  using L = msm_detail::LazyFp<bls12_381::Fq>;
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if constexpr (S == FpStep::kMul) out[i] = L::mul(x[i], y[i]);
+  if constexpr (S == FpStep::kSqr) out[i] = L::sqr(x[i]);
+  if constexpr (S == FpStep::kMulSub) out[i] = L::mul_sub(x[i], y[i], y[n - 1 - i], x[n - 1 - i]);
+  if constexpr (S == FpStep::kAdd) out[i] = L::add(x[i], y[i]);
+  if constexpr (S == FpStep::kSub) out[i] = L::sub(x[i], y[i]);
+  if constexpr (S == FpStep::kCanonical) out[i] = L::canonical(x[i]);
+  if constexpr (S == FpStep::kIsZero) out[i] = L::is_zero(x[i]) ? bls12_381::Fq::one() : bls12_381::Fq::zero();
+#endif
+}
+
+template <FpStep S>
+std::vector<bls12_381::Fq> run_fp_step(const std::vector<bls12_381::Fq>& x, const std::vector<bls12_381::Fq>& y) {
+  using E = bls12_381::Fq;
+  auto stream = Stream::create();
+  EXPECT_TRUE(stream.is_ok());
+  auto dx = DeviceBuffer<E>::allocate(x.size()), dy = DeviceBuffer<E>::allocate(y.size()),
+       dout = DeviceBuffer<E>::allocate(x.size());
+  EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
+  std::vector<E> out(x.size());
+  EXPECT_TRUE(dx->upload(std::span<const E>(x), *stream).is_ok());
+  EXPECT_TRUE(dy->upload(std::span<const E>(y), *stream).is_ok());
+  fp_step_kernel<S>
+      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
+  EXPECT_TRUE(check_launch("lazy_ops_test.fp_step_kernel").is_ok());
+  EXPECT_TRUE(dout->download(std::span<E>(out), *stream).is_ok());
+  EXPECT_TRUE(stream->synchronize().is_ok());
+  return out;
+}
+
+// BLS12-381 G1's lazy level 1 (LazyFp over Fq) the same way, Y3's a·b - c·d included.
+TEST_F(LazyFp2Ops, FqStepsAreCongruentAndBelow2p) {
+  using Fq = bls12_381::Fq;
+  using L = Lazy<Fq>;
+  auto rng = testing::seeded_rng("lazy fq ops");
+  constexpr size_t kN = size_t(1) << 16;
+  const typename Fq::Int two_p = L::times_p(2);
+  std::vector<Fq> x(kN), y(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    x[i] = Fq::from_mont(L::value(2, rng, i));
+    y[i] = Fq::from_mont(L::value(2, rng, i / 16 + i * 7));
+  }
+  x[0] = Fq::from_mont(L::times_p(1));
+  auto exact = [](const Fq& v) { return Fq::from_mont(L::reduce(v.mont())); };
+  auto lazy_ok = [&](const Fq& got, const Fq& want) { return got.mont().less_than(two_p) && exact(got) == want; };
+  const auto mul = run_fp_step<FpStep::kMul>(x, y);
+  const auto sqr = run_fp_step<FpStep::kSqr>(x, y);
+  const auto mul_sub = run_fp_step<FpStep::kMulSub>(x, y);
+  const auto add = run_fp_step<FpStep::kAdd>(x, y);
+  const auto sub = run_fp_step<FpStep::kSub>(x, y);
+  const auto can = run_fp_step<FpStep::kCanonical>(x, y);
+  const auto zero = run_fp_step<FpStep::kIsZero>(x, y);
+  for (size_t i = 0; i < kN; ++i) {
+    const Fq a = exact(x[i]), b = exact(y[i]), c = exact(y[kN - 1 - i]), d = exact(x[kN - 1 - i]);
+    ASSERT_TRUE(lazy_ok(mul[i], a * b)) << "mul at " << i;
+    ASSERT_TRUE(lazy_ok(sqr[i], a.square())) << "sqr at " << i;
+    ASSERT_TRUE(lazy_ok(mul_sub[i], a * b - c * d)) << "mul_sub at " << i;
     ASSERT_TRUE(lazy_ok(add[i], a + b)) << "add at " << i;
     ASSERT_TRUE(lazy_ok(sub[i], a - b)) << "sub at " << i;
     ASSERT_EQ(can[i], a) << "canonical at " << i;

@@ -270,27 +270,33 @@ __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affin
 template <class G>
 constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || sizeof(typename G::Base) == 48;
 
-// BLS12-381 G2's level 1 keeps its accumulator lazy (LazyFp2: coordinates in [0, 2p), no
-// final subtractions in the products), brought below p where a run's sum is stored. Its
-// level 1 is latency-bound (two warps per scheduler, each on its own carry chains), so the
-// shorter chains pay. BN254's Fq (p > 2^(256-3)) has no room for it.
+// BLS12-381's level 1 keeps its accumulator lazy (LazyFp2 for G2, LazyFp for G1: coordinates
+// in [0, 2p), no final subtractions in the products), brought below p where a run's sum is
+// stored. On the H200 G2's level 1 (latency-bound: two warps per scheduler, each on its own
+// carry chains) ran 2.4% faster, G1's (near its multiply-add pipe) ~1.1% (BENCHMARKS.md,
+// "The levels after the accumulation"). BN254's Fq (8p > 2^256) has no room for it.
 template <class G>
 constexpr bool lazy_level1() {
   if constexpr (kOutlinedProducts<G>) {
-    return kLazyFq2Base<typename G::Base::Fq>;
+    return kLazyBase<typename G::Base::Fq>;
   } else {
-    return false;
+    return kOutlinedLevel1<G> && kLazyBase<typename G::Base>;
   }
 }
 template <class G>
 constexpr bool kLazyLevel1 = lazy_level1<G>();
+
+#if defined(__CUDA_ARCH__)
+template <class G>
+using Level1Lazy = std::conditional_t<kOutlinedProducts<G>, LazyFp2<typename G::Base>, LazyFp<typename G::Base>>;
+#endif
 
 // Level 1's acc += p, and what a run's sum stores.
 template <class G>
 __device__ __forceinline__ void level1_add(ec::Xyzz<G>& acc, const ec::Affine<G>& p) {
 #if defined(__CUDA_ARCH__)
   if constexpr (kLazyLevel1<G>) {
-    madd_lazy_in_place<LazyFp2<typename G::Base>>(acc, p);
+    madd_lazy_in_place<Level1Lazy<G>>(acc, p);
     return;
   }
 #endif
@@ -299,7 +305,7 @@ __device__ __forceinline__ void level1_add(ec::Xyzz<G>& acc, const ec::Affine<G>
 template <class G>
 __device__ __forceinline__ ec::Xyzz<G> level1_finish(const ec::Xyzz<G>& acc) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (kLazyLevel1<G>) return LazyFp2<typename G::Base>::canonical(acc);
+  if constexpr (kLazyLevel1<G>) return Level1Lazy<G>::canonical(acc);
 #endif
   return acc;
 }

@@ -29,9 +29,10 @@ struct OutlinedMulSub : OutlinedMul<F> {
   __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) { return F::mul_sub(a, b, c, d); }
 };
 
-// 8p < 2^(64N) for the base field of G2's Fq2 (ff::cuda_fp::kLazyFp2, readable in host code).
+// 8p < 2^(64N) for a base field Fq (ff::cuda_fp::kLazyFp2, readable in host code): room
+// for LazyFp and LazyFp2 below.
 template <class Fq>
-constexpr bool kLazyFq2Base = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1fffffffffffffffull;
+constexpr bool kLazyBase = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1fffffffffffffffull;
 
 #if defined(__CUDA_ARCH__)
 // Lazy Fq2 arithmetic (F = ff::Fp2 over a base field with 8p < 2^(64N): BLS12-381's): every
@@ -43,7 +44,7 @@ template <class F>
 struct LazyFp2 {
   using Fq = typename F::Fq;
   using P = typename Fq::Params;
-  static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyFq2Base<Fq>);
+  static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyBase<Fq>);
 
   __device__ __noinline__ static F mul(F a, F b) {
     typename Fq::Int z0, z1;
@@ -81,7 +82,40 @@ struct LazyFp2 {
   }
 };
 
-// ec::madd_in_place (madd-2008-s) on an accumulator kept lazy by L (LazyFp2): a in [0, 2p)
+// The same over Fq itself (BLS12-381 G1's level 1): products, squares and Y3's a·b - c·d
+// (one reduction, as OutlinedMulSub) out of line without their final subtractions.
+template <class F>
+struct LazyFp {
+  using P = typename F::Params;
+  static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyBase<F>);
+
+  __device__ __noinline__ static F mul(F a, F b) {
+    return F::from_mont(ff::cuda_fp::mont_mul_lazy<P>(a.mont(), b.mont()));
+  }
+  __device__ __noinline__ static F sqr(F a) { return F::from_mont(ff::cuda_fp::mont_sqr<P, true>(a.mont())); }
+  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) {
+    return F::from_mont(ff::cuda_fp::mont_mul_sub<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
+  }
+  __device__ __forceinline__ static F add(const F& a, const F& b) {
+    return F::from_mont(ff::cuda_fp::add_lazy<P>(a.mont(), b.mont()));
+  }
+  __device__ __forceinline__ static F sub(const F& a, const F& b) {
+    return F::from_mont(ff::cuda_fp::sub_lazy<P>(a.mont(), b.mont()));
+  }
+  __device__ __forceinline__ static bool is_zero(const F& a) {
+    constexpr typename F::Int p = P::MODULUS;
+    return a.mont().is_zero() || a.mont() == p;
+  }
+  __device__ __forceinline__ static F canonical(const F& a) {
+    return F::from_mont(ff::cuda_fp::reduce_once<P>(a.mont()));
+  }
+  template <class C>
+  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
+    return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
+  }
+};
+
+// ec::madd_in_place (madd-2008-s) on an accumulator kept lazy by L (LazyFp2, LazyFp): a in [0, 2p)
 // per coordinate, o canonical. L::canonical(a) afterwards gives the exact sum. The rare
 // doubling goes through the exact formula.
 template <class L, class C>
@@ -105,7 +139,11 @@ __device__ __forceinline__ void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Aff
   const Base ppp = L::mul(p, pp);
   a.zzz = L::mul(a.zzz, ppp);
   a.x = L::sub(L::sub(L::sqr(r), ppp), L::add(q, q));
-  a.y = L::sub(L::mul(r, L::sub(q, a.x)), L::mul(a.y, ppp));
+  if constexpr (requires { L::mul_sub(r, q, a.y, ppp); }) {
+    a.y = L::mul_sub(r, L::sub(q, a.x), a.y, ppp);
+  } else {
+    a.y = L::sub(L::mul(r, L::sub(q, a.x)), L::mul(a.y, ppp));
+  }
 }
 #endif  // __CUDA_ARCH__
 
