@@ -361,6 +361,10 @@ size_t affine_scratch_bytes(size_t entries, size_t distinct) {
 __device__ __forceinline__ size_t slot_of(uint32_t key, unsigned c, size_t nb) {
   return size_t(key >> c) * (nb + 1) + (key & ((uint32_t(1) << c) - 1));
 }
+// Whether a key is a window's zero-digit slot nb (window_digits: bucket 2^(c-1) = nb).
+__device__ __forceinline__ bool is_zero_digit(uint32_t key, unsigned c, size_t nb) {
+  return (key & ((uint32_t(1) << c) - 1)) == nb;
+}
 
 // One thread sums `per_thread` consecutive sorted entries, run by run (a run = one
 // bucket). A run that begins and ends inside the chunk is the whole bucket: it is stored.
@@ -433,6 +437,10 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
   accumulate_chunk<G, false>(
       keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
       [&](size_t i, ec::Xyzz<G>& acc) {
+        // A zero digit's entry (bucket nb, which the reduction never reads) is not added:
+        // a witness's small values have zero digits in every window above their top bit
+        // (the demo circuit's 32-bit words in 10 of 12 windows: ~14% of an MSM's entries).
+        if (is_zero_digit(keys[i], c, nb)) return;
         const uint32_t v = vals[i];
         ec::Affine<G> p = bases[v & 0x7fffffffu];
         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
@@ -472,6 +480,10 @@ __global__ void __launch_bounds__(kThreads)
   const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= count) return;
   const uint32_t k = keys[s];
+  if (is_zero_digit(k, c, nb)) {  // level 1 added nothing there: no run to finish
+    out_keys[s] = kGapKey;
+    return;
+  }
   // The piece's place in its run, up to kMergePieces.
   unsigned pos = 0;
   while (pos < kMergePieces && pos < s && keys[s - pos - 1] == k) ++pos;
