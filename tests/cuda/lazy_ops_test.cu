@@ -41,11 +41,14 @@ __global__ void step_kernel(const typename F::Int* x, const typename F::Int* y, 
 }
 
 template <class F>
+constexpr bool kTwoSpareBits = F::Params::MODULUS.limb[F::N - 1] < (uint64_t(1) << 62);
+template <class F>
+constexpr bool kLazyProducts = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // 5p fits
+
+template <class F>
 struct Lazy {
   using Int = typename F::Int;
   static constexpr Int p = F::Params::MODULUS;
-  static constexpr bool kTwoSpareBits = F::Params::MODULUS.limb[F::N - 1] < (uint64_t(1) << 62);
-  static constexpr bool kLazyProducts = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // 5p fits
 
   static Int times_p(unsigned k) {
     Int r{};
@@ -81,23 +84,28 @@ struct Lazy {
   }
 };
 
-template <class F, Step S>
-std::vector<typename F::Int> run_step(const std::vector<typename F::Int>& x, const std::vector<typename F::Int>& y) {
-  using Int = typename F::Int;
+// out[i] = kernel's step on x[i], y[i], on the device.
+template <class E>
+std::vector<E> run_kernel(void (*kernel)(const E*, const E*, E*, size_t), const std::vector<E>& x,
+                          const std::vector<E>& y) {
   auto stream = Stream::create();
   EXPECT_TRUE(stream.is_ok());
-  auto dx = DeviceBuffer<Int>::allocate(x.size()), dy = DeviceBuffer<Int>::allocate(y.size()),
-       dout = DeviceBuffer<Int>::allocate(x.size());
+  auto dx = DeviceBuffer<E>::allocate(x.size()), dy = DeviceBuffer<E>::allocate(y.size()),
+       dout = DeviceBuffer<E>::allocate(x.size());
   EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
-  std::vector<Int> out(x.size());
-  EXPECT_TRUE(dx->upload(std::span<const Int>(x), *stream).is_ok());
-  EXPECT_TRUE(dy->upload(std::span<const Int>(y), *stream).is_ok());
-  step_kernel<F, S>
-      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
-  EXPECT_TRUE(check_launch("lazy_ops_test.step_kernel").is_ok());
-  EXPECT_TRUE(dout->download(std::span<Int>(out), *stream).is_ok());
+  std::vector<E> out(x.size());
+  EXPECT_TRUE(dx->upload(std::span<const E>(x), *stream).is_ok());
+  EXPECT_TRUE(dy->upload(std::span<const E>(y), *stream).is_ok());
+  kernel<<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
+  EXPECT_TRUE(check_launch("lazy_ops_test kernel").is_ok());
+  EXPECT_TRUE(dout->download(std::span<E>(out), *stream).is_ok());
   EXPECT_TRUE(stream->synchronize().is_ok());
   return out;
+}
+
+template <class F, Step S>
+std::vector<typename F::Int> run_step(const std::vector<typename F::Int>& x, const std::vector<typename F::Int>& y) {
+  return run_kernel<typename F::Int>(step_kernel<F, S>, x, y);
 }
 
 template <class F>
@@ -122,7 +130,7 @@ TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
   for (size_t i = 0; i < kN; ++i) {
     x2[i] = L::value(2, rng, i);
     y2[i] = L::value(2, rng, i / 16 + i * 7);
-    x_mul[i] = L::value(L::kLazyProducts ? 4 : 1, rng, i);
+    x_mul[i] = L::value(kLazyProducts<F> ? 4 : 1, rng, i);
     y_mul[i] = L::value(1, rng, i / 16 + i * 5);
   }
   auto congruent = [](const Int& got, const F& want) { return L::reduce(got) == want.mont(); };
@@ -141,7 +149,7 @@ TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
     ASSERT_TRUE(congruent(sub[i], fx(x2[i]) - fx(y2[i]))) << "sub_lazy at " << i;
     ASSERT_EQ(red[i], L::reduce(x2[i])) << "reduce_once at " << i;
   }
-  if constexpr (L::kTwoSpareBits) {
+  if constexpr (kTwoSpareBits<F>) {
     const auto d = run_step<F, Step::kSubPlus2p>(x2, y2);
     for (size_t i = 0; i < kN; ++i) {
       ASSERT_TRUE(d[i].less_than(four_p) && !d[i].is_zero()) << "sub_plus_2p outside (0, 4p) at " << i;
@@ -169,21 +177,7 @@ __global__ void fp2_step_kernel(const bls12_381::Fq2* x, const bls12_381::Fq2* y
 
 template <Fp2Step S>
 std::vector<bls12_381::Fq2> run_fp2_step(const std::vector<bls12_381::Fq2>& x, const std::vector<bls12_381::Fq2>& y) {
-  using E = bls12_381::Fq2;
-  auto stream = Stream::create();
-  EXPECT_TRUE(stream.is_ok());
-  auto dx = DeviceBuffer<E>::allocate(x.size()), dy = DeviceBuffer<E>::allocate(y.size()),
-       dout = DeviceBuffer<E>::allocate(x.size());
-  EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
-  std::vector<E> out(x.size());
-  EXPECT_TRUE(dx->upload(std::span<const E>(x), *stream).is_ok());
-  EXPECT_TRUE(dy->upload(std::span<const E>(y), *stream).is_ok());
-  fp2_step_kernel<S>
-      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
-  EXPECT_TRUE(check_launch("lazy_ops_test.fp2_step_kernel").is_ok());
-  EXPECT_TRUE(dout->download(std::span<E>(out), *stream).is_ok());
-  EXPECT_TRUE(stream->synchronize().is_ok());
-  return out;
+  return run_kernel<bls12_381::Fq2>(fp2_step_kernel<S>, x, y);
 }
 
 class LazyFp2Ops : public ::testing::Test {
@@ -252,21 +246,7 @@ __global__ void fp_step_kernel(const bls12_381::Fq* x, const bls12_381::Fq* y, b
 
 template <FpStep S>
 std::vector<bls12_381::Fq> run_fp_step(const std::vector<bls12_381::Fq>& x, const std::vector<bls12_381::Fq>& y) {
-  using E = bls12_381::Fq;
-  auto stream = Stream::create();
-  EXPECT_TRUE(stream.is_ok());
-  auto dx = DeviceBuffer<E>::allocate(x.size()), dy = DeviceBuffer<E>::allocate(y.size()),
-       dout = DeviceBuffer<E>::allocate(x.size());
-  EXPECT_TRUE(dx.is_ok() && dy.is_ok() && dout.is_ok());
-  std::vector<E> out(x.size());
-  EXPECT_TRUE(dx->upload(std::span<const E>(x), *stream).is_ok());
-  EXPECT_TRUE(dy->upload(std::span<const E>(y), *stream).is_ok());
-  fp_step_kernel<S>
-      <<<unsigned((x.size() + 255) / 256), 256, 0, stream->get()>>>(dx->data(), dy->data(), dout->data(), x.size());
-  EXPECT_TRUE(check_launch("lazy_ops_test.fp_step_kernel").is_ok());
-  EXPECT_TRUE(dout->download(std::span<E>(out), *stream).is_ok());
-  EXPECT_TRUE(stream->synchronize().is_ok());
-  return out;
+  return run_kernel<bls12_381::Fq>(fp_step_kernel<S>, x, y);
 }
 
 // BLS12-381 G1's lazy level 1 (LazyFp over Fq) the same way, Y3's a·b - c·d included.

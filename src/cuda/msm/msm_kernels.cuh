@@ -618,21 +618,22 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
   }
 }
 
-// Threads of accumulate_points_kernel<G> resident on the device at once (0 if the query
-// failed).
+// Threads of `kernel` (blocks of kThreads) resident on the current device at once; 0 if the
+// query failed.
+template <class Kernel>
+size_t resident_threads(Kernel kernel) {
+  int device = 0, sms = 0, blocks = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess || blocks <= 0) {
+    return 0;
+  }
+  return size_t(sms) * size_t(blocks) * kThreads;
+}
+
 template <class G>
 size_t level1_resident_threads() {
-  static const size_t resident = [] {
-    int device = 0, sms = 0, blocks = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate_points_kernel<G>, kThreads, 0) !=
-            cudaSuccess ||
-        blocks <= 0) {
-      return size_t(0);
-    }
-    return size_t(sms) * size_t(blocks) * kThreads;
-  }();
+  static const size_t resident = resident_threads(accumulate_points_kernel<G>);
   return resident;
 }
 
@@ -659,17 +660,12 @@ size_t level1_per_thread(size_t entries) {
 // number of additions), at most kOnesPartials.
 template <class G>
 size_t ones_threads() {
-  static const size_t resident = [] {
-    int device = 0, sms = 0, blocks = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sum_ones_kernel<G>, kThreads, 0) != cudaSuccess ||
-        blocks <= 0) {
-      return kOnesPartials / 2;  // the query failed: a size that fills an H200 several times
-    }
-    return std::min(kOnesPartials, size_t(sms) * size_t(blocks) * kThreads);
+  static const size_t threads = [] {
+    const size_t resident = resident_threads(sum_ones_kernel<G, false>);
+    // If the query failed: a size that fills an H200 several times.
+    return resident == 0 ? kOnesPartials / 2 : std::min(kOnesPartials, resident);
   }();
-  return resident;
+  return threads;
 }
 
 // Reduces each of `rows` rows of k points to one, into dest[0 .. rows), through the two

@@ -35,55 +35,11 @@ template <class Fq>
 constexpr bool kLazyBase = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1fffffffffffffffull;
 
 #if defined(__CUDA_ARCH__)
-// Lazy Fq2 arithmetic (F = ff::Fp2 over a base field with 8p < 2^(64N): BLS12-381's): every
-// value in [0, 2p) per coordinate between steps, so the products skip their final
-// subtractions (cuda_fp::fp2_mul<P, true>, mont_mul_lazy) and sums and differences take one
-// conditional step of 2p each, as exact ones take one of p. canonical() brings a value
-// below p again. Products out of line as in OutlinedMul.
-template <class F>
-struct LazyFp2 {
-  using Fq = typename F::Fq;
-  using P = typename Fq::Params;
-  static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyBase<Fq>);
-
-  __device__ __noinline__ static F mul(F a, F b) {
-    typename Fq::Int z0, z1;
-    ff::cuda_fp::fp2_mul<P, true>(a.c0.mont(), a.c1.mont(), b.c0.mont(), b.c1.mont(), z0, z1);
-    return {Fq::from_mont(z0), Fq::from_mont(z1)};
-  }
-  // (c0 + c1)(c0 - c1) + 2 c0 c1 u: the factors below 2p, each product below 1.41p.
-  __device__ __noinline__ static F sqr(F a) {
-    namespace cf = ff::cuda_fp;
-    const auto s = cf::add_lazy<P>(a.c0.mont(), a.c1.mont());
-    const auto d = cf::sub_lazy<P>(a.c0.mont(), a.c1.mont());
-    const auto ab = cf::mont_mul_lazy<P>(a.c0.mont(), a.c1.mont());
-    return {Fq::from_mont(cf::mont_mul_lazy<P>(s, d)), Fq::from_mont(cf::add_lazy<P>(ab, ab))};
-  }
-  __device__ __forceinline__ static F add(const F& a, const F& b) {
-    return {Fq::from_mont(ff::cuda_fp::add_lazy<P>(a.c0.mont(), b.c0.mont())),
-            Fq::from_mont(ff::cuda_fp::add_lazy<P>(a.c1.mont(), b.c1.mont()))};
-  }
-  __device__ __forceinline__ static F sub(const F& a, const F& b) {
-    return {Fq::from_mont(ff::cuda_fp::sub_lazy<P>(a.c0.mont(), b.c0.mont())),
-            Fq::from_mont(ff::cuda_fp::sub_lazy<P>(a.c1.mont(), b.c1.mont()))};
-  }
-  // Zero mod p: each coordinate 0 or p.
-  __device__ __forceinline__ static bool is_zero(const F& a) {
-    constexpr typename Fq::Int p = P::MODULUS;
-    return (a.c0.mont().is_zero() || a.c0.mont() == p) && (a.c1.mont().is_zero() || a.c1.mont() == p);
-  }
-  __device__ __forceinline__ static F canonical(const F& a) {
-    return {Fq::from_mont(ff::cuda_fp::reduce_once<P>(a.c0.mont())),
-            Fq::from_mont(ff::cuda_fp::reduce_once<P>(a.c1.mont()))};
-  }
-  template <class C>
-  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
-    return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
-  }
-};
-
-// The same over Fq itself (BLS12-381 G1's level 1): products, squares and Y3's a·b - c·d
-// (one reduction, as OutlinedMulSub) out of line without their final subtractions.
+// Lazy Fq arithmetic (F = ff::Fp with 8p < 2^(64N): BLS12-381's Fq): every value in [0, 2p)
+// between steps, so the products, squares and Y3's a·b - c·d (one reduction, as
+// OutlinedMulSub) skip their final subtractions (out of line), and sums and differences take
+// one conditional step of 2p each, as exact ones take one of p. canonical() brings a value
+// below p again. BLS12-381 G1's level 1.
 template <class F>
 struct LazyFp {
   using P = typename F::Params;
@@ -109,6 +65,36 @@ struct LazyFp {
   __device__ __forceinline__ static F canonical(const F& a) {
     return F::from_mont(ff::cuda_fp::reduce_once<P>(a.mont()));
   }
+  template <class C>
+  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
+    return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
+  }
+};
+
+// The same over Fq2 (F = ff::Fp2 over such a base field: BLS12-381 G2's level 1): the product
+// through cuda_fp::fp2_mul<P, true>, everything else per coordinate by LazyFp.
+template <class F>
+struct LazyFp2 {
+  using Fq = typename F::Fq;
+  using P = typename Fq::Params;
+  using B = LazyFp<Fq>;
+
+  __device__ __noinline__ static F mul(F a, F b) {
+    typename Fq::Int z0, z1;
+    ff::cuda_fp::fp2_mul<P, true>(a.c0.mont(), a.c1.mont(), b.c0.mont(), b.c1.mont(), z0, z1);
+    return {Fq::from_mont(z0), Fq::from_mont(z1)};
+  }
+  // (c0 + c1)(c0 - c1) + 2 c0 c1 u: the factors below 2p, each product below 1.41p.
+  __device__ __noinline__ static F sqr(F a) {
+    namespace cf = ff::cuda_fp;
+    const Fq ab = Fq::from_mont(cf::mont_mul_lazy<P>(a.c0.mont(), a.c1.mont()));
+    const auto s = B::add(a.c0, a.c1), d = B::sub(a.c0, a.c1);
+    return {Fq::from_mont(cf::mont_mul_lazy<P>(s.mont(), d.mont())), B::add(ab, ab)};
+  }
+  __device__ __forceinline__ static F add(const F& a, const F& b) { return {B::add(a.c0, b.c0), B::add(a.c1, b.c1)}; }
+  __device__ __forceinline__ static F sub(const F& a, const F& b) { return {B::sub(a.c0, b.c0), B::sub(a.c1, b.c1)}; }
+  __device__ __forceinline__ static bool is_zero(const F& a) { return B::is_zero(a.c0) && B::is_zero(a.c1); }
+  __device__ __forceinline__ static F canonical(const F& a) { return {B::canonical(a.c0), B::canonical(a.c1)}; }
   template <class C>
   __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
     return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
