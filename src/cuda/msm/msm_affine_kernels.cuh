@@ -247,8 +247,8 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
     }
     return;
   }
-  accumulate_chunk<G, false>(keys, n, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
-                             [&](size_t i, ec::Xyzz<G>& acc) { accumulate_add<G>(acc, pts[i]); });
+  accumulate_chunk<G, false, false>(keys, n, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
+                                    [&](size_t i, ec::Xyzz<G>& acc) { accumulate_add<G>(acc, pts[i]); });
 }
 
 // Host-side sizes of the rounds, from the bound on each round's input.

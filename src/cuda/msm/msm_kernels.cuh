@@ -374,10 +374,14 @@ __device__ __forceinline__ bool is_zero_digit(uint32_t key, unsigned c, size_t n
 // runs threads [t0, t1) of the level (the same outputs as one launch of them all).
 //
 // With kSkipGaps (the levels after merge_partials_kernel) entries keyed kGapKey are not
-// there: a chunk of gaps only gives two gaps.
+// there: a chunk of gaps only gives two gaps. With kSkipZeroDigits (level 1) a zero digit's
+// run (bucket nb, which the reduction never reads) adds nothing and sums to infinity: a
+// witness's small values have zero digits in every window above their top bit (the demo
+// circuit's 32-bit words in 10 of 12 windows: ~14% of an MSM's entries). Checked once a
+// run, not once an entry: the per-entry test cost uniform scalars ~1% (BENCHMARKS.md).
 //
 // finish(acc) is what a run's sum stores (the lazy level 1 brings it below p there).
-template <class G, bool kSkipGaps, class AddEntry, class Finish = std::identity>
+template <class G, bool kSkipGaps, bool kSkipZeroDigits, class AddEntry, class Finish = std::identity>
 __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, size_t t0,
                                                  size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                                                  uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level,
@@ -388,6 +392,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
   if (t >= t1 || i0 >= count) return;
   const size_t i1 = min(count, i0 + per_thread);
   uint32_t cur = kSkipGaps ? kGapKey : keys[i0];
+  bool zero_run = kSkipZeroDigits && is_zero_digit(cur, c, nb);
   P acc = P::infinity();
   bool head = true;
   for (size_t i = i0; i < i1; ++i) {
@@ -406,7 +411,9 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
       }
       acc = P::infinity();
       cur = k;
+      if constexpr (kSkipZeroDigits) zero_run = is_zero_digit(k, c, nb);
     }
+    if (kSkipZeroDigits && zero_run) continue;
     add_entry(i, acc);
   }
   if (kSkipGaps && cur == kGapKey) {
@@ -434,13 +441,9 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
     accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
                              size_t per_thread, size_t t0, size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                              uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level) {
-  accumulate_chunk<G, false>(
+  accumulate_chunk<G, false, true>(
       keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
       [&](size_t i, ec::Xyzz<G>& acc) {
-        // A zero digit's entry (bucket nb, which the reduction never reads) is not added:
-        // a witness's small values have zero digits in every window above their top bit
-        // (the demo circuit's 32-bit words in 10 of 12 windows: ~14% of an MSM's entries).
-        if (is_zero_digit(keys[i], c, nb)) return;
         const uint32_t v = vals[i];
         ec::Affine<G> p = bases[v & 0x7fffffffu];
         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
@@ -457,8 +460,9 @@ __global__ void __launch_bounds__(kThreads)
                                unsigned c, size_t nb, ec::Xyzz<G>* buckets, uint32_t* out_keys, ec::Xyzz<G>* out_vals,
                                bool last_level, const uint32_t* long_runs) {
   if (kSkipGaps && *long_runs == 0) return;
-  accumulate_chunk<G, kSkipGaps>(keys, count, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals, last_level,
-                                 [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
+  accumulate_chunk<G, kSkipGaps, false>(keys, count, per_thread, 0, SIZE_MAX, c, nb, buckets, out_keys, out_vals,
+                                        last_level,
+                                        [&](size_t i, ec::Xyzz<G>& acc) { acc = add_full<G>(acc, vals[i]); });
 }
 
 // After levels 1 and 2 the partial sums are two per chunk of level 2, its first and its
