@@ -218,8 +218,13 @@ TEST_F(EngineTest, CriticalSubmittedBehindTwentyNormalFinishesBeforeTheQueuedOne
 
 TEST_F(EngineTest, CancellingQueuedAndRunningJobsFreesTheirMemory) {
   auto e = make_engine(uint64_t(1) << 32, 1);
+  // The first job proves a circuit 32 times the size of the others, so that it is still
+  // running when its cancel comes (with the small circuit it could finish first).
+  auto slow = testing::make_demo_key<bn254::Curve>(*dir_, "slow", (1 << 15) - 5);
+  ASSERT_TRUE(e->register_circuit("slow", slow.zkey, true).is_ok());
   std::vector<std::string> ids;
-  for (int i = 0; i < 6; ++i) ids.push_back(e->submit(request("small", small_->wtns))->job_id);
+  ids.push_back(e->submit(request("slow", slow.wtns))->job_id);
+  for (int i = 1; i < 6; ++i) ids.push_back(e->submit(request("small", small_->wtns))->job_id);
   // The first is in the kernel region or about to be; the last is certainly queued.
   auto last = e->cancel(ids.back());
   ASSERT_TRUE(last.is_ok());
@@ -435,8 +440,8 @@ TEST_F(EngineTest, PassedOverProofIsStagedLateByItsWorkerAndNotBatched) {
     cfg.host_memory_bytes = cfg.key_cache_bytes = uint64_t(1) << 32;
     std::vector<std::unique_ptr<Device>> devices;
     // The second upload is the late one (the first pre-stages).
-    devices.push_back(std::make_unique<FaultInjectingDevice>(need.prestaged_path() * 3 / 2, FaultSite::kUpload,
-                                                             fault ? 2 : 0, true));
+    devices.push_back(
+        std::make_unique<FaultInjectingDevice>(need.prestaged_path() * 3 / 2, FaultSite::kUpload, fault ? 2 : 0, true));
     Engine e(cfg, std::move(devices), nullptr);
     ASSERT_TRUE(e.register_circuit("small", small_->zkey, true).is_ok());
     Device& d = *e.devices()[0];

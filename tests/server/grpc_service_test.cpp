@@ -193,9 +193,23 @@ TEST_F(GrpcServiceTest, CriticalBehindTwentyNormalFinishesBeforeTheQueuedOnes) {
 }
 
 TEST_F(GrpcServiceTest, CancelQueuedAndRunningJobsFreesTheirMemory) {
-  start(1);
+  start(1, uint64_t(1) << 22);
+  // The first job proves a circuit 32 times the size of the others, so that it is still
+  // running when its cancel arrives, a few round trips after it started: with the small
+  // circuit it could finish first on a fast machine (a CI run saw COMPLETED).
+  auto slow = engine::testing::make_demo_key<bn254::Curve>(*dir_, "slow", (1 << 15) - 5);
+  {
+    v1::RegisterCircuitRequest reg;
+    reg.set_circuit_id("slow");
+    reg.set_zkey_path(slow.zkey);
+    reg.set_preload(true);
+    v1::RegisterCircuitResponse rr;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub_->RegisterCircuit(&ctx, reg, &rr).ok());
+  }
   std::vector<std::string> ids(6);
-  for (auto& id : ids) ASSERT_TRUE(submit(request(small_->wtns), &id).ok());
+  ASSERT_TRUE(submit(request(slow.wtns, v1::PRIORITY_NORMAL, "slow"), &ids[0]).ok());
+  for (size_t i = 1; i < ids.size(); ++i) ASSERT_TRUE(submit(request(small_->wtns), &ids[i]).ok());
   for (const std::string& id : {ids.back(), ids.front()}) {
     grpc::ClientContext ctx;
     v1::CancelProofRequest req;
