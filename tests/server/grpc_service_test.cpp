@@ -58,13 +58,18 @@ class GrpcServiceTest : public ::testing::Test {
     server_ = std::move(*s);
     socket_ = listen.unix_socket;
     stub_ = v1::ProvingEngine::NewStub(grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials()));
+    ASSERT_TRUE(register_circuit("small", small_->zkey).ok());
+  }
+
+  // Registers and preloads a circuit through the service.
+  grpc::Status register_circuit(const std::string& id, const std::string& zkey) {
     v1::RegisterCircuitRequest reg;
-    reg.set_circuit_id("small");
-    reg.set_zkey_path(small_->zkey);
+    reg.set_circuit_id(id);
+    reg.set_zkey_path(zkey);
     reg.set_preload(true);
     v1::RegisterCircuitResponse rr;
     grpc::ClientContext ctx;
-    ASSERT_TRUE(stub_->RegisterCircuit(&ctx, reg, &rr).ok());
+    return stub_->RegisterCircuit(&ctx, reg, &rr);
   }
 
   void TearDown() override {
@@ -198,15 +203,7 @@ TEST_F(GrpcServiceTest, CancelQueuedAndRunningJobsFreesTheirMemory) {
   // running when its cancel arrives, a few round trips after it started: with the small
   // circuit it could finish first on a fast machine (a CI run saw COMPLETED).
   auto slow = engine::testing::make_demo_key<bn254::Curve>(*dir_, "slow", (1 << 15) - 5);
-  {
-    v1::RegisterCircuitRequest reg;
-    reg.set_circuit_id("slow");
-    reg.set_zkey_path(slow.zkey);
-    reg.set_preload(true);
-    v1::RegisterCircuitResponse rr;
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub_->RegisterCircuit(&ctx, reg, &rr).ok());
-  }
+  ASSERT_TRUE(register_circuit("slow", slow.zkey).ok());
   std::vector<std::string> ids(6);
   ASSERT_TRUE(submit(request(slow.wtns, v1::PRIORITY_NORMAL, "slow"), &ids[0]).ok());
   for (size_t i = 1; i < ids.size(); ++i) ASSERT_TRUE(submit(request(small_->wtns), &ids[i]).ok());
