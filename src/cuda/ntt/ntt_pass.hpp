@@ -306,12 +306,15 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
 CUZK_INLINE unsigned tile_words(const Geometry& g) { return (1u << (tile_elements_log(g) - g.k)) * line_stride(g); }
-// Where (line, row) sits in shared memory: lines padded by one element, and a row's low two
-// bits XORed with bits 3 and 4, so that the edge round's groups of 2^R rows (thread q on
-// rows 2^R q + t) spread over the banks (tuned for R = 3 and not re-tuned for R = 2);
-// runs of consecutive rows stay conflict-free.
+// Where (line, row) sits in shared memory: lines padded by one element, and a row's two low
+// bits XORed with its bits 2-3, 4-5 and 6-7. A 128-byte wavefront holds 4 elements, so a
+// warp's 32 accesses cost least when they spread over the 4 element slots (index mod 4)
+// evenly: they do for runs of consecutive rows and of lines, and for every round's groups
+// whatever its lowest distance (ntt_plan_test checks every warp access of the pass shapes of
+// 2^11 .. 2^27). Measured on the H200 (BENCHMARKS.md, "Trivial twiddles skipped by whole
+// warps"), this swizzle beat one of bits 4-5 and 6-7 only, though both spread the same.
 CUZK_INLINE unsigned smem_index(const Geometry& g, unsigned line, unsigned row) {
-  return line * line_stride(g) + (row ^ ((row >> 3) & 3));
+  return line * line_stride(g) + (row ^ (((row >> 2) ^ (row >> 4) ^ (row >> 6)) & 3));
 }
 
 // A line's k stages run in rounds of up to kMaxRound stages, each round in registers on
@@ -354,22 +357,61 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
   }
 }
 
-// One round of R stages from stage s0 (see Round). Group q of a line holds the rows
+// A round's group of rows: low | t << lo | high << (lo + R) of line `line`, t < 2^R, where
+// 2^lo is the round's lowest distance.
+struct Group {
+  unsigned line;
+  unsigned low;
+  unsigned high;
+};
+
+constexpr unsigned kWarpLog = 5;
+
+// Whether group_of can give each warp one `low`: the tile has 2^(5 + lo) groups or more.
+CUZK_INLINE bool warp_uniform_low(const Geometry& g, unsigned R, unsigned lo) {
+  return tile_elements_log(g) >= R + lo + kWarpLog;
+}
+
+// Group q of a round of R stages with lowest distance 2^lo. Threads take q = tid, tid +
+// threads, ... (threads a multiple of 32). With `uniform` (warp_uniform_low), `low` is
+// made of q's bits above a warp's five, so the 32 groups of a warp share it: their pairs
+// share their twiddles (one broadcast read), and where low == 0 the pairs whose twiddle is
+// w^0 skip their products as a whole warp (a radix-2 line transform has 2^k - 1 of them:
+// the edge round knows 3/4 of those at compile time, this gives most of the rest). `low`
+// is rotated by q's higher bits so that the light warps (low == 0) of a block fall on
+// different schedulers (warp % 4) rather than all on one. Else low is q's lowest bits.
+CUZK_INLINE Group group_of(const Geometry& g, unsigned R, unsigned lo, unsigned q, bool uniform) {
+  unsigned low, rest;
+  if (uniform) {
+    low = ((q >> kWarpLog) + (q >> (kWarpLog + lo))) & ((1u << lo) - 1);
+    rest = (q & ((1u << kWarpLog) - 1)) | ((q >> (kWarpLog + lo)) << kWarpLog);
+  } else {
+    low = q & ((1u << lo) - 1);
+    rest = q >> lo;
+  }
+  const unsigned high_bits = g.k - R - lo;
+  return {rest >> high_bits, low, rest & ((1u << high_bits) - 1)};
+}
+
+// One round of R stages from stage s0 (see Round). A group (group_of) holds the rows
 // base | t << lo, t < 2^R; DIF stage s0 + i pairs t with t + 2^(R-1-i), DIT stage s0 + i
-// with t + 2^i. A pair's twiddle index is (r0 mod distance) shifted as in a radix-2 pass:
-// << s for DIF, << (k - 1 - s) for DIT.
+// with t + 2^i. A pair's twiddle index is j = (r0 mod distance) shifted as in a radix-2
+// pass: << s for DIF, << (k - 1 - s) for DIT.
 template <unsigned R, bool kEdge, bool kDit, class F>
 CUZK_INLINE void tile_round(const PassArgs<F>& a, unsigned s0, F* smem, unsigned tid, unsigned threads) {
   constexpr unsigned kRows = 1u << R;
   const unsigned count = 1u << tile_elements_log(a.g);
   const unsigned k = a.g.k;
   const unsigned lo = kEdge ? 0 : (kDit ? s0 : k - s0 - R);
+  const bool uniform = !kEdge && warp_uniform_low(a.g, R, lo);
   const F* w = smem + tile_words(a.g);
   for (unsigned q = tid; q < (count >> R); q += threads) {
-    const unsigned line = q >> (k - R);
-    const unsigned gq = q & ((1u << (k - R)) - 1);
-    const unsigned low = gq & ((1u << lo) - 1);
-    const unsigned base = low | ((gq >> lo) << (lo + R));
+    const Group gr = group_of(a.g, R, lo, q, uniform);
+    const unsigned line = gr.line;
+    const unsigned low = gr.low;
+    const unsigned base = low | (gr.high << (lo + R));
+    // The pairs with tj == 0 have j == 0 in these groups (warp-uniform where it is true).
+    const bool low_zero = uniform && low == 0;
     unsigned at[kRows];
     F x[kRows];
     CUZK_UNROLL
@@ -388,8 +430,15 @@ CUZK_INLINE void tile_round(const PassArgs<F>& a, unsigned s0, F* smem, unsigned
         const unsigned j = low | (tj << lo);
         const unsigned widx = kDit ? j << (k - 1 - s) : j << s;
         // At the edge j is tj (low is empty): its zero twiddles are known here. Elsewhere
-        // the rare j == 0 multiplies by w^0 = 1 rather than diverge.
-        butterfly(x[t], x[t | (1u << tb)], w[widx], kEdge && tj == 0, kDit);
+        // j == 0 needs low == 0, a whole warp's branch; where low is not warp-uniform, j ==
+        // 0 multiplies by w^0 = 1 rather than diverge.
+        if (kEdge) {
+          butterfly(x[t], x[t | (1u << tb)], w[widx], tj == 0, kDit);
+        } else if (tj == 0 && low_zero) {
+          butterfly(x[t], x[t | (1u << tb)], w[widx], true, kDit);
+        } else {
+          butterfly(x[t], x[t | (1u << tb)], w[widx], false, kDit);
+        }
       }
     }
     CUZK_UNROLL

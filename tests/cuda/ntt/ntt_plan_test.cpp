@@ -184,6 +184,87 @@ TEST(NttPlan, TileElementsCoverEveryPositionOnce) {
   }
 }
 
+// Every round of every pass shape, both directions: group_of's groups cover each row of
+// the tile once; where it promises a warp-uniform `low`, each warp's 32 groups share it.
+TEST(NttPlan, RoundGroupsCoverEveryRowOnce) {
+  for (unsigned tile_log : {6u, 8u, 11u}) {
+    for (unsigned log_n = 1; log_n <= 20; ++log_n) {
+      for (const Geometry& g : make_plan(log_n, tile_log)) {
+        const unsigned count = 1u << tile_elements_log(g);
+        for (bool dit : {false, true}) {
+          for (unsigned i = 0; i < round_count(g); ++i) {
+            const Round r = round_of(g, dit, i);
+            const unsigned lo = r.edge ? 0 : (dit ? r.s0 : g.k - r.s0 - r.stages);
+            const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
+            SCOPED_TRACE(testing::Message() << "log_n " << log_n << " tile_log " << tile_log << " k " << g.k << " dit "
+                                            << dit << " round " << i << " lo " << lo);
+            std::vector<int> seen(count, 0);
+            for (unsigned q = 0; q < (count >> r.stages); ++q) {
+              const Group gr = group_of(g, r.stages, lo, q, uniform);
+              ASSERT_LT(gr.low, 1u << lo);
+              if (uniform) {
+                ASSERT_EQ(gr.low, group_of(g, r.stages, lo, q & ~31u, uniform).low);
+              }
+              for (unsigned t = 0; t < (1u << r.stages); ++t) {
+                const unsigned row = gr.low | (t << lo) | (gr.high << (lo + r.stages));
+                ASSERT_LT(row, 1u << g.k);
+                ASSERT_LT(gr.line, count >> g.k);
+                ++seen[(gr.line << g.k) | row];
+              }
+            }
+            for (unsigned e = 0; e < count; ++e) ASSERT_EQ(seen[e], 1) << "row " << e;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The kernels' tiles (2^11 elements, 256 threads) read and write shared memory in warps of
+// 32 elements of 32 bytes; a 128-byte wavefront serves 4, so a warp's access costs least
+// when its elements spread over the 4 slots (index mod 4) 8 and 8. Every warp access of
+// every round and of the tile loads and stores, at the pass shapes of 2^11 .. 2^27.
+TEST(NttPlan, WarpAccessesSpreadOverTheSharedMemorySlots) {
+  constexpr unsigned kTileLog = 11;
+  auto check = [](const std::vector<unsigned>& at, const std::string& what) {
+    unsigned slots[4] = {0, 0, 0, 0};
+    for (unsigned i : at) ++slots[i & 3];
+    for (unsigned s = 0; s < 4; ++s) ASSERT_EQ(slots[s], 8u) << what << ": slot " << s;
+  };
+  for (unsigned log_n = kTileLog; log_n <= 27; ++log_n) {
+    for (const Geometry& g : make_plan(log_n, kTileLog)) {
+      const unsigned count = 1u << tile_elements_log(g);
+      for (unsigned e0 = 0; e0 < count; e0 += 32) {
+        std::vector<unsigned> at;
+        for (unsigned e = e0; e < e0 + 32; ++e) {
+          const ElemPos ep = tile_element(g, 1, e);
+          at.push_back(smem_index(g, ep.line, ep.row));
+        }
+        check(at, "log_n " + std::to_string(log_n) + " k " + std::to_string(g.k) + " tile load/store e " +
+                      std::to_string(e0));
+      }
+      for (bool dit : {false, true}) {
+        for (unsigned i = 0; i < round_count(g); ++i) {
+          const Round r = round_of(g, dit, i);
+          const unsigned lo = r.edge ? 0 : (dit ? r.s0 : g.k - r.s0 - r.stages);
+          const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
+          for (unsigned q0 = 0; q0 < (count >> r.stages); q0 += 32) {
+            for (unsigned t = 0; t < (1u << r.stages); ++t) {
+              std::vector<unsigned> at;
+              for (unsigned q = q0; q < q0 + 32; ++q) {
+                const Group gr = group_of(g, r.stages, lo, q, uniform);
+                at.push_back(smem_index(g, gr.line, gr.low | (t << lo) | (gr.high << (lo + r.stages))));
+              }
+              check(at, "log_n " + std::to_string(log_n) + " k " + std::to_string(g.k) + " dit " + std::to_string(dit) +
+                            " round " + std::to_string(i) + " q " + std::to_string(q0) + " t " + std::to_string(t));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Forward, inverse, both cosets and the two H steps of the model against poly, at every
 // size up to 2^14 and tile shapes that make 1, 2, 3 and more passes.
 TEST(NttPlan, ModelMatchesPoly) {
