@@ -357,6 +357,11 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
   }
 }
 
+// log2 of the lowest distance of the round of R stages from stage s0 (0 at the edge).
+CUZK_INLINE unsigned round_lo(const Geometry& g, bool dit, unsigned s0, unsigned R, bool edge) {
+  return edge ? 0 : (dit ? s0 : g.k - s0 - R);
+}
+
 // A round's group of rows: low | t << lo | high << (lo + R) of line `line`, t < 2^R, where
 // 2^lo is the round's lowest distance.
 struct Group {
@@ -402,7 +407,7 @@ CUZK_INLINE void tile_round(const PassArgs<F>& a, unsigned s0, F* smem, unsigned
   constexpr unsigned kRows = 1u << R;
   const unsigned count = 1u << tile_elements_log(a.g);
   const unsigned k = a.g.k;
-  const unsigned lo = kEdge ? 0 : (kDit ? s0 : k - s0 - R);
+  const unsigned lo = round_lo(a.g, kDit, s0, R, kEdge);
   const bool uniform = !kEdge && warp_uniform_low(a.g, R, lo);
   const F* w = smem + tile_words(a.g);
   for (unsigned q = tid; q < (count >> R); q += threads) {

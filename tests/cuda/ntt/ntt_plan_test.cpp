@@ -194,7 +194,7 @@ TEST(NttPlan, RoundGroupsCoverEveryRowOnce) {
         for (bool dit : {false, true}) {
           for (unsigned i = 0; i < round_count(g); ++i) {
             const Round r = round_of(g, dit, i);
-            const unsigned lo = r.edge ? 0 : (dit ? r.s0 : g.k - r.s0 - r.stages);
+            const unsigned lo = round_lo(g, dit, r.s0, r.stages, r.edge);
             const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
             SCOPED_TRACE(testing::Message() << "log_n " << log_n << " tile_log " << tile_log << " k " << g.k << " dit "
                                             << dit << " round " << i << " lo " << lo);
@@ -246,7 +246,7 @@ TEST(NttPlan, WarpAccessesSpreadOverTheSharedMemorySlots) {
       for (bool dit : {false, true}) {
         for (unsigned i = 0; i < round_count(g); ++i) {
           const Round r = round_of(g, dit, i);
-          const unsigned lo = r.edge ? 0 : (dit ? r.s0 : g.k - r.s0 - r.stages);
+          const unsigned lo = round_lo(g, dit, r.s0, r.stages, r.edge);
           const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
           for (unsigned q0 = 0; q0 < (count >> r.stages); q0 += 32) {
             for (unsigned t = 0; t < (1u << r.stages); ++t) {
