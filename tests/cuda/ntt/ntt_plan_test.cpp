@@ -184,6 +184,19 @@ TEST(NttPlan, TileElementsCoverEveryPositionOnce) {
   }
 }
 
+// Round i of pass g as tile_round runs it: its lowest distance 2^lo, whether group_of gives
+// warps one `low`, and the rows of a group.
+struct RoundShape {
+  Round r;
+  unsigned lo;
+  bool uniform;
+  RoundShape(const Geometry& g, bool dit, unsigned i) : r(round_of(g, dit, i)) {
+    lo = round_lo(g, dit, r.s0, r.stages, r.edge);
+    uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
+  }
+  unsigned row(const Group& gr, unsigned t) const { return gr.low | (t << lo) | (gr.high << (lo + r.stages)); }
+};
+
 // Every round of every pass shape, both directions: group_of's groups cover each row of
 // the tile once; where it promises a warp-uniform `low`, each warp's 32 groups share it.
 TEST(NttPlan, RoundGroupsCoverEveryRowOnce) {
@@ -193,9 +206,10 @@ TEST(NttPlan, RoundGroupsCoverEveryRowOnce) {
         const unsigned count = 1u << tile_elements_log(g);
         for (bool dit : {false, true}) {
           for (unsigned i = 0; i < round_count(g); ++i) {
-            const Round r = round_of(g, dit, i);
-            const unsigned lo = round_lo(g, dit, r.s0, r.stages, r.edge);
-            const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
+            const RoundShape rs(g, dit, i);
+            const Round& r = rs.r;
+            const unsigned lo = rs.lo;
+            const bool uniform = rs.uniform;
             SCOPED_TRACE(testing::Message() << "log_n " << log_n << " tile_log " << tile_log << " k " << g.k << " dit "
                                             << dit << " round " << i << " lo " << lo);
             std::vector<int> seen(count, 0);
@@ -206,7 +220,7 @@ TEST(NttPlan, RoundGroupsCoverEveryRowOnce) {
                 ASSERT_EQ(gr.low, group_of(g, r.stages, lo, q & ~31u, uniform).low);
               }
               for (unsigned t = 0; t < (1u << r.stages); ++t) {
-                const unsigned row = gr.low | (t << lo) | (gr.high << (lo + r.stages));
+                const unsigned row = rs.row(gr, t);
                 ASSERT_LT(row, 1u << g.k);
                 ASSERT_LT(gr.line, count >> g.k);
                 ++seen[(gr.line << g.k) | row];
@@ -245,15 +259,13 @@ TEST(NttPlan, WarpAccessesSpreadOverTheSharedMemorySlots) {
       }
       for (bool dit : {false, true}) {
         for (unsigned i = 0; i < round_count(g); ++i) {
-          const Round r = round_of(g, dit, i);
-          const unsigned lo = round_lo(g, dit, r.s0, r.stages, r.edge);
-          const bool uniform = !r.edge && warp_uniform_low(g, r.stages, lo);
-          for (unsigned q0 = 0; q0 < (count >> r.stages); q0 += 32) {
-            for (unsigned t = 0; t < (1u << r.stages); ++t) {
+          const RoundShape rs(g, dit, i);
+          for (unsigned q0 = 0; q0 < (count >> rs.r.stages); q0 += 32) {
+            for (unsigned t = 0; t < (1u << rs.r.stages); ++t) {
               std::vector<unsigned> at;
               for (unsigned q = q0; q < q0 + 32; ++q) {
-                const Group gr = group_of(g, r.stages, lo, q, uniform);
-                at.push_back(smem_index(g, gr.line, gr.low | (t << lo) | (gr.high << (lo + r.stages))));
+                const Group gr = group_of(g, rs.r.stages, rs.lo, q, rs.uniform);
+                at.push_back(smem_index(g, gr.line, rs.row(gr, t)));
               }
               check(at, "log_n " + std::to_string(log_n) + " k " + std::to_string(g.k) + " dit " + std::to_string(dit) +
                             " round " + std::to_string(i) + " q " + std::to_string(q0) + " t " + std::to_string(t));
