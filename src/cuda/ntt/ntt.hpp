@@ -25,6 +25,10 @@ namespace cuzk::cuda {
 struct NttOptions {
   // Elements per tile (one block's shared memory) as a power of two, 6 ..= 11.
   unsigned tile_log = 11;
+  // Overlap the bit reversal that ends forward, inverse, coset_forward, coset_inverse and
+  // bellperson_h with their last pass (ntt_pass.hpp, overlap_launches) where the plan allows;
+  // false runs it after the pass. The results are the same.
+  bool overlap_bit_reversal = true;
 };
 
 template <class Fr>
@@ -76,6 +80,7 @@ class NttDomain {
   // For benchmarks: forward(d) (passes, then the bit reversal) and shift_evaluations(d,
   // snarkjs_shift()) (the inverse DIF passes, then the DIT passes), timed per kernel with
   // events on `s`; waits for them and returns each kernel's milliseconds in launch order.
+  // An overlapped last pass and bit reversal count as one kernel (forward's last entry).
   Result<std::vector<float>> forward_kernel_ms(Fr* d, const Stream& s) const;
   Result<std::vector<float>> shift_evaluations_kernel_ms(Fr* d, const Stream& s) const;
 

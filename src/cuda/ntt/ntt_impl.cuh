@@ -2,6 +2,7 @@
 // each of which instantiates it for one field.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -27,11 +28,9 @@ constexpr unsigned kMinTileLog = 6;
 // at two blocks (fewer stages per barrier, but more warps to hide the product chains).
 constexpr unsigned kMinBlocks = 3;
 
+// One tile of a pass, by the whole block.
 template <class F, bool kDit>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> a) {
-  extern __shared__ uint4 smem_raw[];
-  F* smem = reinterpret_cast<F*>(smem_raw);
-  const uint64_t tile = blockIdx.x;
+__device__ __forceinline__ void pass_tile(const PassArgs<F>& a, uint64_t tile, F* smem) {
   load_tile(a, tile, smem, threadIdx.x, blockDim.x);
   __syncthreads();
   const unsigned rounds = round_count(a.g);
@@ -40,6 +39,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> 
     __syncthreads();
   }
   store_tile(a, tile, smem, threadIdx.x, blockDim.x);
+}
+
+template <class F, bool kDit>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> a) {
+  extern __shared__ uint4 smem_raw[];
+  pass_tile<F, kDit>(a, blockIdx.x, reinterpret_cast<F*>(smem_raw));
 }
 
 template <class F>
@@ -53,16 +58,11 @@ CUZK_INLINE F scaled(const Op<F>& op, uint64_t q, const F& x) {
 constexpr unsigned kBitrevRow = (1u << kBitrevTileLog) + 1;
 constexpr size_t kBitrevSmem = 2 * (size_t(1) << kBitrevTileLog) * kBitrevRow;
 
+// Swaps tile m with tile mr = rev(m) (or reverses tile m in itself), by the whole block.
 template <class F>
-__global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned log_n, Op<F> op) {
-  extern __shared__ uint4 smem_raw[];
-  F* x = reinterpret_cast<F*>(smem_raw);
+__device__ __forceinline__ void bitrev_tiles(F* d, unsigned log_n, uint64_t m, uint64_t mr, const Op<F>& op, F* x) {
   F* y = x + (size_t(1) << kBitrevTileLog) * kBitrevRow;
   constexpr unsigned kSide = 1u << kBitrevTileLog;
-  const unsigned mid = log_n - 2 * kBitrevTileLog;
-  const uint64_t m = blockIdx.x;
-  const uint64_t mr = reverse_bits(m, mid);
-  if (m > mr) return;
   const bool pair = m != mr;
   for (unsigned e = threadIdx.x; e < kSide * kSide; e += blockDim.x) {
     const unsigned r = e >> kBitrevTileLog, c = e & (kSide - 1);
@@ -81,6 +81,31 @@ __global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned lo
       store_elem(d + q2, scaled(op, q2, x[src]));
     }
   }
+}
+
+template <class F>
+__global__ void __launch_bounds__(kThreads) bitrev_tile_kernel(F* d, unsigned log_n, Op<F> op) {
+  extern __shared__ uint4 smem_raw[];
+  const uint64_t m = blockIdx.x;
+  const uint64_t mr = reverse_bits(m, log_n - 2 * kBitrevTileLog);
+  if (m > mr) return;
+  bitrev_tiles(d, log_n, m, mr, op, reinterpret_cast<F*>(smem_raw));
+}
+
+// One launch of the overlapped last DIF pass and bit reversal (overlap_launches).
+template <class F>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    last_pass_bitrev_kernel(PassArgs<F> a, Op<F> op, OverlapLaunch l) {
+  extern __shared__ uint4 smem_raw[];
+  F* smem = reinterpret_cast<F*>(smem_raw);
+  const OverlapRole role = overlap_role(l, blockIdx.x);
+  if (!role.bitrev) {
+    pass_tile<F, false>(a, overlap_pass_tile(l, role.index), smem);
+    return;
+  }
+  const uint64_t m = overlap_bitrev_tile(l, role.index);
+  const uint64_t mr = reverse_bits(m, a.g.log_n - 2 * kBitrevTileLog);
+  if (overlap_bitrev_swaps(l, m, mr)) bitrev_tiles(a.data, a.g.log_n, m, mr, op, smem);
 }
 
 template <class F>
@@ -110,6 +135,12 @@ inline size_t max_pass_smem_bytes(size_t elem) {
     best = b > best ? b : best;
   }
   return best;
+}
+
+// The overlapped last pass's shared memory: a tile of the pass or a bit-reversal tile pair.
+inline size_t last_pass_bitrev_smem_bytes(const Geometry& g, size_t elem) {
+  const size_t pass = tile_smem_elements(g) * elem, bitrev = kBitrevSmem * elem;
+  return pass > bitrev ? pass : bitrev;
 }
 
 inline unsigned lo_bits_for(unsigned log_n) { return (log_n + 1) / 2; }
@@ -150,7 +181,8 @@ struct NttDomain<Fr>::State {
   Fr omega, omega_inv, n_inv, shift;
   Fr r_inv;  // R^-1: the factor that leaves Montgomery limbs canonical
   std::vector<ntt_detail::Geometry> plan;
-  DeviceBuffer<Fr> half;  // w^i, i < n/2
+  std::vector<ntt_detail::OverlapLaunch> overlap;  // empty: the bit reversal after the last pass
+  DeviceBuffer<Fr> half;                           // w^i, i < n/2
   mutable std::mutex mu;
   mutable std::map<Key, CosetTable> cosets;      // by (g, c): c * g^i
   mutable std::map<Key, CosetTable> row_cosets;  // by (g, c): row_coset_table() (lo_bits: its k)
@@ -276,6 +308,29 @@ struct NttDomain<Fr>::State {
     return Status::ok();
   }
 
+  // dif() without a post op, then bitrev() with `op`: the last pass and the bit reversal
+  // overlapped where the plan allows (overlap_launches), the timer marking both as one.
+  Status dif_bitrev(Fr* d, bool inverse, const ntt_detail::Op<Fr>& pre, const ntt_detail::Op<Fr>& op, const Stream& s,
+                    ntt_detail::KernelTimer* timer = nullptr) const {
+    using namespace ntt_detail;
+    if (overlap.empty()) {
+      CUZK_RETURN_IF_ERROR(dif(d, inverse, pre, {}, s, timer));
+      return bitrev(d, op, s, timer);
+    }
+    Op<Fr> none, twiddle;
+    twiddle.kind = OpKind::kTwiddle;
+    for (size_t t = 0; t + 1 < plan.size(); ++t) {
+      CUZK_RETURN_IF_ERROR(pass(d, plan[t], inverse, false, t == 0 ? pre : none, twiddle, s, timer));
+    }
+    const PassArgs<Fr> a{d, half.data(), plan.back(), inverse, false, none, none};
+    const size_t smem = last_pass_bitrev_smem_bytes(plan.back(), sizeof(Fr));
+    for (const OverlapLaunch& l : overlap) {
+      last_pass_bitrev_kernel<Fr><<<l.pass_blocks + l.bitrev_blocks, kThreads, smem, s.get()>>>(a, op, l);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.last_pass_bitrev_kernel"));
+    }
+    return timer != nullptr ? timer->mark(s) : Status::ok();
+  }
+
   // In-place bit reversal, each element then times `op`'s factor at its new position.
   Status bitrev(Fr* d, const ntt_detail::Op<Fr>& op, const Stream& s, ntt_detail::KernelTimer* timer = nullptr) const {
     using namespace ntt_detail;
@@ -380,6 +435,10 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
     smem_err = cudaFuncSetAttribute(bitrev_tile_kernel<Fr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(kBitrevSmem * sizeof(Fr)));
   }
+  if (smem_err == cudaSuccess) {
+    smem_err = cudaFuncSetAttribute(last_pass_bitrev_kernel<Fr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(std::max(max_pass_smem_bytes(sizeof(Fr)), kBitrevSmem * sizeof(Fr))));
+  }
   CUZK_CUDA_RETURN_IF_ERROR(smem_err, "ntt: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
 
   auto st = std::make_unique<State>();
@@ -394,6 +453,7 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
   one_limb.limb[0] = 1;
   st->r_inv = Fr::from_mont(one_limb);
   st->plan = make_plan(log_n, options.tile_log);
+  if (options.overlap_bit_reversal) st->overlap = overlap_launches(st->plan);
 
   const uint64_t half_n = (uint64_t(1) << log_n) / 2;
   CUZK_ASSIGN_OR_RETURN(st->half, DeviceBuffer<Fr>::allocate(half_n, "ntt twiddles"));
@@ -441,8 +501,7 @@ const Fr& NttDomain<Fr>::snarkjs_shift() const {
 template <class Fr>
 Status NttDomain<Fr>::forward(Fr* d, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward: data"));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, false, {}, {}, s));
-  return state_->bitrev(d, {}, s);
+  return state_->dif_bitrev(d, false, {}, {}, s);
 }
 
 template <class Fr>
@@ -450,8 +509,7 @@ Result<std::vector<float>> NttDomain<Fr>::forward_kernel_ms(Fr* d, const Stream&
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward_kernel_ms: data"));
   ntt_detail::KernelTimer timer;
   CUZK_RETURN_IF_ERROR(timer.mark(s));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, false, {}, {}, s, &timer));
-  CUZK_RETURN_IF_ERROR(state_->bitrev(d, {}, s, &timer));
+  CUZK_RETURN_IF_ERROR(state_->dif_bitrev(d, false, {}, {}, s, &timer));
   return timer.intervals_ms();
 }
 
@@ -468,16 +526,14 @@ Result<std::vector<float>> NttDomain<Fr>::shift_evaluations_kernel_ms(Fr* d, con
 template <class Fr>
 Status NttDomain<Fr>::inverse(Fr* d, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "inverse: data"));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, true, {}, {}, s));
-  return state_->bitrev(d, state_->scale_op(state_->n_inv), s);
+  return state_->dif_bitrev(d, true, {}, state_->scale_op(state_->n_inv), s);
 }
 
 template <class Fr>
 Status NttDomain<Fr>::coset_forward(Fr* d, const Fr& shift, const Stream& s) const {
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "coset_forward: data"));
   CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(shift, Fr::one(), s));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, false, State::powers_op(*t, false), {}, s));
-  return state_->bitrev(d, {}, s);
+  return state_->dif_bitrev(d, false, State::powers_op(*t, false), {}, s);
 }
 
 template <class Fr>
@@ -485,8 +541,7 @@ Status NttDomain<Fr>::coset_inverse(Fr* d, const Fr& shift, const Stream& s) con
   CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "coset_inverse: data"));
   if (shift.is_zero()) return invalid_argument("ntt: coset_inverse: the shift is zero");
   CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(shift.inverse(), state_->n_inv, s));
-  CUZK_RETURN_IF_ERROR(state_->dif(d, true, {}, {}, s));
-  return state_->bitrev(d, State::powers_op(*t, false), s);
+  return state_->dif_bitrev(d, true, {}, State::powers_op(*t, false), s);
 }
 
 template <class Fr>
@@ -537,8 +592,7 @@ Status bellperson_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, const Fr& shift
   combine.out = a;
   CUZK_RETURN_IF_ERROR(st.shift_evaluations(c, shift, Fr::one(), combine, s));
   // 1/Z folds into the inverse transform's 1/n, as in poly::bellperson_h.
-  CUZK_RETURN_IF_ERROR(st.dif(a, true, {}, {}, s));
-  return st.bitrev(a, NttDomain<Fr>::State::powers_op(*back, false), s);
+  return st.dif_bitrev(a, true, {}, NttDomain<Fr>::State::powers_op(*back, false), s);
 }
 
 }  // namespace cuzk::cuda

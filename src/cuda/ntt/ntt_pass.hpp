@@ -527,4 +527,107 @@ CUZK_INLINE uint64_t bitrev_position(unsigned log_n, uint64_t m, unsigned r, uns
   return (uint64_t(r) << (log_n - kBitrevTileLog)) | (m << kBitrevTileLog) | c;
 }
 
+// The last DIF pass and the bit reversal after it, overlapped. The last pass's tiles are
+// 2^t contiguous elements; a bit-reversal tile pair (m, rev m) holds the elements whose
+// bits [5, L - 5) are m or rev m. Where L > 2t, the index bits [t, L - t) of an element (its
+// y, o = L - 2t bits) are fixed within a last-pass tile, and a tile pair holds elements of
+// y and rev_o(y) only. So the last pass runs in chunks of y values closed under rev_o, and
+// each launch runs the pass over one chunk beside the bit reversal of the chunk before
+// (which the previous launch finished): memory-bound reversal blocks on the same
+// multiprocessors as product-bound pass blocks, on disjoint elements. The last launch
+// reverses the final chunk, the class {0}, alone: 1/2^o of the bit reversal.
+// On the H200 (BENCHMARKS.md, "The bit reversal beside the last pass") 2^27 (o = 5) gained
+// 0.6 ms of the reversal's 2.6 and 2^24 (o = 2, three chunks) lost 0.01-0.02 ms: at least 3
+// bits, so that the chunks are small beside the whole.
+constexpr unsigned kMinOverlapBits = 3;
+constexpr unsigned kMaxOverlapBits = 6;
+
+struct OverlapLaunch {
+  uint32_t pass_blocks = 0;
+  uint32_t bitrev_blocks = 0;
+  uint32_t n_pass_ys = 0;    // the y values of this launch's last-pass tiles
+  uint32_t n_bitrev_ys = 0;  // one y of each class whose tile pairs this launch reverses
+  uint16_t pass_ys[1u << kMaxOverlapBits] = {};
+  uint16_t bitrev_ys[1u << kMaxOverlapBits] = {};
+  unsigned o = 0;  // y = index bits [t, t + o)
+  unsigned t = 0;
+};
+
+// The launches of the overlapped last pass and bit reversal of `plan`; none where its shape
+// does not allow it (one pass, fewer than 2^10 elements, or o outside 3 ..= 6). The chunks
+// hold about 2^o / 8 values each: the classes {y, rev y} first, then the palindromes but 0.
+inline std::vector<OverlapLaunch> overlap_launches(const std::vector<Geometry>& plan) {
+  std::vector<OverlapLaunch> launches;
+  if (plan.size() < 2) return launches;
+  const unsigned log_n = plan.back().log_n, t = tile_elements_log(plan.back());
+  if (log_n < 2 * kBitrevTileLog || log_n < 2 * t + kMinOverlapBits || log_n > 2 * t + kMaxOverlapBits) {
+    return launches;
+  }
+  const unsigned o = log_n - 2 * t;
+  const uint32_t ys = 1u << o, target = ys / 8 > 0 ? ys / 8 : 1;
+  struct Chunk {
+    std::vector<uint16_t> members, leads;
+  };
+  std::vector<Chunk> chunks(1);
+  for (bool palindromes : {false, true}) {
+    for (uint32_t y = 1; y < ys; ++y) {
+      const uint32_t r = uint32_t(reverse_bits(y, o));
+      if (r < y || (r == y) != palindromes) continue;
+      if (chunks.back().members.size() >= target) chunks.emplace_back();
+      chunks.back().members.push_back(uint16_t(y));
+      if (r != y) chunks.back().members.push_back(uint16_t(r));
+      chunks.back().leads.push_back(uint16_t(y));
+    }
+  }
+  chunks.push_back({{0}, {0}});
+  const uint32_t tiles_per_y = 1u << t;  // the tile index's bits above y
+  const uint32_t pairs_per_y = 1u << (2 * (t - kBitrevTileLog));
+  for (size_t c = 0; c <= chunks.size(); ++c) {
+    OverlapLaunch l;
+    l.o = o;
+    l.t = t;
+    if (c < chunks.size()) {
+      for (uint16_t y : chunks[c].members) l.pass_ys[l.n_pass_ys++] = y;
+      l.pass_blocks = l.n_pass_ys * tiles_per_y;
+    }
+    if (c > 0) {
+      for (uint16_t y : chunks[c - 1].leads) l.bitrev_ys[l.n_bitrev_ys++] = y;
+      l.bitrev_blocks = l.n_bitrev_ys * pairs_per_y;
+    }
+    launches.push_back(l);
+  }
+  return launches;
+}
+
+// Block b of a launch: a bit-reversal block (and its index among them) or a pass block,
+// spread evenly through the grid so that both kinds run at once.
+struct OverlapRole {
+  bool bitrev;
+  uint64_t index;
+};
+CUZK_INLINE OverlapRole overlap_role(const OverlapLaunch& l, uint64_t b) {
+  const uint64_t total = uint64_t(l.pass_blocks) + l.bitrev_blocks;
+  const uint64_t before = b * l.bitrev_blocks / total, after = (b + 1) * l.bitrev_blocks / total;
+  return after > before ? OverlapRole{true, before} : OverlapRole{false, b - before};
+}
+
+// The last-pass tile of pass block j.
+CUZK_INLINE uint64_t overlap_pass_tile(const OverlapLaunch& l, uint64_t j) {
+  return ((j / l.n_pass_ys) << l.o) | l.pass_ys[j % l.n_pass_ys];
+}
+
+// The tile m of bit-reversal block j (its pair is rev m), and whether the block swaps the
+// pair: a class {y, rev y} lists y alone, so each of its pairs comes once; a palindrome's
+// pairs come from both ends, and the lower tile swaps.
+CUZK_INLINE uint64_t overlap_bitrev_tile(const OverlapLaunch& l, uint64_t j) {
+  const unsigned lo = l.t - kBitrevTileLog;
+  const uint64_t y = l.bitrev_ys[j % l.n_bitrev_ys], rest = j / l.n_bitrev_ys;
+  return ((rest >> lo) << (lo + l.o)) | (y << lo) | (rest & ((uint64_t(1) << lo) - 1));
+}
+CUZK_INLINE bool overlap_bitrev_swaps(const OverlapLaunch& l, uint64_t m, uint64_t mr) {
+  const unsigned lo = l.t - kBitrevTileLog;
+  const uint64_t mask = (uint64_t(1) << l.o) - 1;
+  return m <= mr || ((m >> lo) & mask) != ((mr >> lo) & mask);
+}
+
 }  // namespace cuzk::cuda::ntt_detail

@@ -5,8 +5,9 @@
 // 2^24 all of it, on the device, against poly's result for the same input; above, at
 // random points against direct evaluation on the host (poly would take most of a call).
 // With --profile, each kernel's median time instead (forward, and one of snarkjs_h's three
-// transforms).
-// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T] [--profile]
+// transforms). --separate-bitrev runs the bit reversal after the last pass instead of beside
+// it (NttOptions::overlap_bit_reversal = false), for an A/B in one binary.
+// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--separate-bitrev]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -262,8 +263,10 @@ Status profile_kernels(const char* curve, unsigned log_n, int runs, NttOptions o
       std::string name;
       const size_t np = plan.size();
       if (what == 0) {
+        // np entries: the last pass and the bit reversal overlapped, timed as one.
         name = k < np ? "forward DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
                       : std::string("forward bit reversal");
+        if (k + 1 == np && per[0].size() == np) name += " + bit reversal";
       } else {
         name = k < np ? "shift DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
                       : "shift DIT pass " + std::to_string(2 * np - k) +
@@ -354,8 +357,11 @@ int run(int argc, char** argv) {
       }
     } else if (arg == "--tile" && i + 1 < argc) {
       opt.tile_log = unsigned(std::atoi(argv[++i]));
+    } else if (arg == "--separate-bitrev") {
+      opt.overlap_bit_reversal = false;
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--logs 20,24,27] [--tile T] [--profile]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--separate-bitrev]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -393,8 +399,10 @@ int run(int argc, char** argv) {
   std::printf("command:");
   for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
   std::printf(
-      "\ndevice: %s (%d SMs); tile 2^%u; median of %d runs after a warm-up, CUDA events, inputs on the device\n\n",
-      info->name.c_str(), info->sm_count, opt.tile_log, runs);
+      "\ndevice: %s (%d SMs); tile 2^%u; bit reversal %s; median of %d runs after a warm-up, CUDA events, inputs on "
+      "the device\n\n",
+      info->name.c_str(), info->sm_count, opt.tile_log,
+      opt.overlap_bit_reversal ? "beside the last pass where it can" : "after the last pass", runs);
   if (profile) {
     std::printf("| curve | size | kernel | median ms |\n|---|---:|---|---:|\n");
     for (auto& l : prof) std::printf("%s\n", l.c_str());

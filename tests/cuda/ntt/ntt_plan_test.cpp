@@ -106,30 +106,33 @@ struct HostModel {
     if (op.kind == OpKind::kPowers) return x * power_factor(op, q);
     return x;
   }
+  // One block of the tile kernel: tile m swapped with tile mr (or reversed in itself).
+  void bitrev_tiles(F* d, uint64_t m, uint64_t mr, const Op<F>& op) const {
+    constexpr unsigned side = 1u << kBitrevTileLog;
+    std::vector<F> x(side * side), y(side * side);
+    for (unsigned r = 0; r < side; ++r)
+      for (unsigned c = 0; c < side; ++c) {
+        x[r * side + c] = d[bitrev_position(log_n, m, r, c)];
+        y[r * side + c] = d[bitrev_position(log_n, mr, r, c)];
+      }
+    for (unsigned r = 0; r < side; ++r)
+      for (unsigned c = 0; c < side; ++c) {
+        unsigned src = unsigned(reverse_bits(c, kBitrevTileLog)) * side + unsigned(reverse_bits(r, kBitrevTileLog));
+        uint64_t q = bitrev_position(log_n, m, r, c);
+        d[q] = scaled(op, q, m != mr ? y[src] : x[src]);
+        if (m != mr) {
+          uint64_t q2 = bitrev_position(log_n, mr, r, c);
+          d[q2] = scaled(op, q2, x[src]);
+        }
+      }
+  }
   // The tile kernel's reads and writes (log_n >= 10), or the small kernel's.
   void bitrev(F* d, const Op<F>& op) const {
-    constexpr unsigned side = 1u << kBitrevTileLog;
     if (log_n >= 2 * kBitrevTileLog) {
       const unsigned mid = log_n - 2 * kBitrevTileLog;
       for (uint64_t m = 0; m < (uint64_t(1) << mid); ++m) {
         uint64_t mr = reverse_bits(m, mid);
-        if (m > mr) continue;
-        std::vector<F> x(side * side), y(side * side);
-        for (unsigned r = 0; r < side; ++r)
-          for (unsigned c = 0; c < side; ++c) {
-            x[r * side + c] = d[bitrev_position(log_n, m, r, c)];
-            y[r * side + c] = d[bitrev_position(log_n, mr, r, c)];
-          }
-        for (unsigned r = 0; r < side; ++r)
-          for (unsigned c = 0; c < side; ++c) {
-            unsigned src = unsigned(reverse_bits(c, kBitrevTileLog)) * side + unsigned(reverse_bits(r, kBitrevTileLog));
-            uint64_t q = bitrev_position(log_n, m, r, c);
-            d[q] = scaled(op, q, m != mr ? y[src] : x[src]);
-            if (m != mr) {
-              uint64_t q2 = bitrev_position(log_n, mr, r, c);
-              d[q2] = scaled(op, q2, x[src]);
-            }
-          }
+        if (m <= mr) bitrev_tiles(d, m, mr, op);
       }
       return;
     }
@@ -139,6 +142,51 @@ struct HostModel {
       F xi = d[i], xr = d[r];
       d[i] = scaled(op, i, xr);
       if (i != r) d[r] = scaled(op, r, xi);
+    }
+  }
+  // dif() without a post op, then bitrev(): as NttDomain::State::dif_bitrev launches them,
+  // the overlapped launches' blocks in grid order. Where a launch's pass blocks and bit-
+  // reversal blocks would touch the same element (a race on the device), records it in
+  // `races`.
+  void dif_bitrev(F* d, bool inverse, const Op<F>& pre, const Op<F>& op, size_t* races = nullptr) const {
+    const std::vector<OverlapLaunch> launches = overlap_launches(plan);
+    if (launches.empty()) {
+      dif(d, inverse, pre, Op<F>{});
+      bitrev(d, op);
+      return;
+    }
+    Op<F> none, tw;
+    tw.kind = OpKind::kTwiddle;
+    for (size_t t = 0; t + 1 < plan.size(); ++t) pass(d, plan[t], inverse, false, t == 0 ? pre : none, tw);
+    const Geometry& g = plan.back();
+    const PassArgs<F> a{d, half.data(), g, inverse, false, none, none};
+    std::vector<F> smem(tile_smem_elements(g));
+    const unsigned mid = log_n - 2 * kBitrevTileLog, t = tile_elements_log(g);
+    for (const OverlapLaunch& l : launches) {
+      std::vector<uint8_t> by(size_t(1) << log_n, 0);  // 1: a pass block's, 2: a reversal block's
+      auto touch = [&](uint64_t p, uint8_t who) {
+        if (races != nullptr && by[p] != 0 && by[p] != who) ++*races;
+        by[p] = who;
+      };
+      for (uint64_t b = 0; b < uint64_t(l.pass_blocks) + l.bitrev_blocks; ++b) {
+        const OverlapRole role = overlap_role(l, b);
+        if (!role.bitrev) {
+          const uint64_t tile = overlap_pass_tile(l, role.index);
+          for (uint64_t e = 0; e < (uint64_t(1) << t); ++e) touch((tile << t) + e, 1);
+          load_tile(a, tile, smem.data(), 0, 1);
+          for (unsigned i = 0; i < round_count(g); ++i) run_round<false>(a, round_of(g, false, i), smem.data(), 0, 1);
+          store_tile(a, tile, smem.data(), 0, 1);
+          continue;
+        }
+        const uint64_t m = overlap_bitrev_tile(l, role.index), mr = reverse_bits(m, mid);
+        if (!overlap_bitrev_swaps(l, m, mr)) continue;
+        for (unsigned r = 0; r < (1u << kBitrevTileLog); ++r)
+          for (unsigned c = 0; c < (1u << kBitrevTileLog); ++c) {
+            touch(bitrev_position(log_n, m, r, c), 2);
+            touch(bitrev_position(log_n, mr, r, c), 2);
+          }
+        bitrev_tiles(d, m, mr, op);
+      }
     }
   }
 };
@@ -296,9 +344,10 @@ TEST(NttPlan, ModelMatchesPoly) {
       auto want = x;
       dom.ntt(want, pool);
       auto got = x;
-      m.dif(got.data(), false, none, none);
-      m.bitrev(got.data(), none);
+      size_t races = 0;
+      m.dif_bitrev(got.data(), false, none, none, &races);
       ASSERT_EQ(got, want) << "forward";
+      ASSERT_EQ(races, 0u);
 
       want = x;
       dom.intt(want, pool);
@@ -306,24 +355,21 @@ TEST(NttPlan, ModelMatchesPoly) {
       Op<Fr> scale;
       scale.kind = OpKind::kScale;
       scale.c = n_inv;
-      m.dif(got.data(), true, none, none);
-      m.bitrev(got.data(), scale);
+      m.dif_bitrev(got.data(), true, none, scale);
       ASSERT_EQ(got, want) << "inverse";
 
       want = x;
       dom.coset_ntt(want, shift, pool);
       got = x;
       auto fwd = m.table(shift, Fr::one());
-      m.dif(got.data(), false, HostModel<Fr>::powers(fwd, false), none);
-      m.bitrev(got.data(), none);
+      m.dif_bitrev(got.data(), false, HostModel<Fr>::powers(fwd, false), none);
       ASSERT_EQ(got, want) << "coset forward";
 
       want = x;
       dom.coset_intt(want, shift, pool);
       got = x;
       auto back = m.table(shift.inverse(), n_inv);
-      m.dif(got.data(), true, none, none);
-      m.bitrev(got.data(), HostModel<Fr>::powers(back, false));
+      m.dif_bitrev(got.data(), true, none, HostModel<Fr>::powers(back, false));
       ASSERT_EQ(got, want) << "coset inverse";
 
       // snarkjs H, p aliasing a.
@@ -352,6 +398,101 @@ TEST(NttPlan, ModelMatchesPoly) {
       m.dit(c.data(), false, combine);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i].mont(), rp[i]) << "snarkjs H at " << i;
     }
+  }
+}
+
+// Every shape's overlapped launches: each last-pass tile once, each bit-reversal tile pair
+// swapped once, and each pair in the launch after the one whose pass finished its elements;
+// the last launch reverses the class {0} alone.
+TEST(NttPlan, OverlapLaunchesCoverEveryTileAndPairOnce) {
+  size_t shapes = 0;
+  for (unsigned tile_log = 6; tile_log <= 11; ++tile_log) {
+    for (unsigned log_n = 1; log_n <= 28; ++log_n) {
+      SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+      const auto plan = make_plan(log_n, tile_log);
+      const auto launches = overlap_launches(plan);
+      const unsigned t = tile_elements_log(plan.back());
+      const bool fits = plan.size() >= 2 && log_n >= 2 * kBitrevTileLog && log_n >= 2 * t + 3 && log_n <= 2 * t + 6;
+      ASSERT_EQ(!launches.empty(), fits);
+      if (!fits) continue;
+      ++shapes;
+      const unsigned o = log_n - 2 * t, mid = log_n - 2 * kBitrevTileLog;
+      const uint64_t mask = (uint64_t(1) << o) - 1;
+      std::vector<uint8_t> tiles(size_t(1) << (log_n - t), 0), pairs(size_t(1) << mid, 0);
+      std::vector<uint8_t> done_ys(size_t(1) << o, 0);  // y values whose pass ran in the launch before
+      for (size_t c = 0; c < launches.size(); ++c) {
+        const OverlapLaunch& l = launches[c];
+        std::vector<uint8_t> ys(size_t(1) << o, 0);
+        for (uint64_t b = 0; b < uint64_t(l.pass_blocks) + l.bitrev_blocks; ++b) {
+          const OverlapRole role = overlap_role(l, b);
+          if (!role.bitrev) {
+            const uint64_t tile = overlap_pass_tile(l, role.index);
+            ASSERT_LT(tile, tiles.size());
+            ASSERT_EQ(tiles[tile]++, 0) << "tile " << tile;
+            ys[tile & mask] = 1;
+            continue;
+          }
+          const uint64_t m = overlap_bitrev_tile(l, role.index), mr = reverse_bits(m, mid);
+          ASSERT_LT(m, pairs.size());
+          if (!overlap_bitrev_swaps(l, m, mr)) continue;
+          ASSERT_EQ(pairs[m]++, 0) << "tile pair " << m;
+          if (mr != m) {
+            ASSERT_EQ(pairs[mr]++, 0) << "tile pair " << mr;
+          }
+          // Every element of both tiles (their corners suffice: they share bits [5, L - 5))
+          // sits in a last-pass tile of the launch before.
+          for (uint64_t q : {m, mr}) {
+            for (unsigned corner : {0u, (1u << kBitrevTileLog) - 1}) {
+              const uint64_t p = bitrev_position(log_n, q, corner, corner);
+              ASSERT_EQ(done_ys[(p >> t) & mask], 1) << "pair " << m << " before its pass";
+            }
+          }
+        }
+        done_ys = ys;
+        if (c + 1 == launches.size()) {
+          EXPECT_EQ(l.pass_blocks, 0u);
+          EXPECT_EQ(l.n_bitrev_ys, 1u);
+          EXPECT_EQ(l.bitrev_ys[0], 0u);
+        }
+      }
+      for (uint8_t x : tiles) ASSERT_EQ(x, 1);
+      for (uint8_t x : pairs) ASSERT_EQ(x, 1);
+    }
+  }
+  EXPECT_GT(shapes, 20u);
+}
+
+// The overlapped launches against the separate pass and bit reversal, and against poly, at
+// shapes with 3 ..= 6 bits of y; no element is touched by both kinds of block in a launch.
+TEST(NttPlan, OverlappedBitReversalMatchesPoly) {
+  std::mt19937_64 rng(std::random_device{}());
+  ThreadPool pool(2);
+  for (const auto& [log_n, tile_log] : {std::pair{15u, 6u}, {16u, 6u}, {17u, 6u}, {18u, 6u}, {17u, 7u}}) {
+    SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+    auto dom = poly::EvaluationDomain<Fr>::create(log_n).value();
+    HostModel<Fr> m(log_n, tile_log, dom.omega());
+    ASSERT_FALSE(overlap_launches(m.plan).empty());
+    const auto x = random_vec(dom.size(), rng);
+    auto want = x;
+    dom.ntt(want, pool);
+    auto got = x;
+    size_t races = 0;
+    m.dif_bitrev(got.data(), false, Op<Fr>{}, Op<Fr>{}, &races);
+    ASSERT_EQ(races, 0u);
+    ASSERT_EQ(got, want) << "forward";
+
+    const Fr shift = Fr::random(rng);
+    want = x;
+    dom.coset_intt(want, shift, pool);
+    auto back = m.table(shift.inverse(), dom.size_inv());
+    const Op<Fr> op = HostModel<Fr>::powers(back, false);
+    got = x;
+    m.dif_bitrev(got.data(), true, Op<Fr>{}, op);
+    auto separate = x;
+    m.dif(separate.data(), true, Op<Fr>{}, Op<Fr>{});
+    m.bitrev(separate.data(), op);
+    ASSERT_EQ(got, separate) << "coset inverse, separate";
+    ASSERT_EQ(got, want) << "coset inverse";
   }
 }
 

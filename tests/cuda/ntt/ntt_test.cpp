@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -232,11 +233,12 @@ class DeviceNtt : public ::testing::Test {
     ASSERT_EQ(first_mismatch(got, want), -1);
   }
 
-  void check_bellperson_h(unsigned log_n, std::vector<F> a, std::vector<F> b, std::vector<F> c) {
-    SCOPED_TRACE("bellperson_h log_n " + std::to_string(log_n));
+  void check_bellperson_h(unsigned log_n, std::vector<F> a, std::vector<F> b, std::vector<F> c,
+                          NttOptions options = {}) {
+    SCOPED_TRACE("bellperson_h log_n " + std::to_string(log_n) + " tile_log " + std::to_string(options.tile_log));
     const F shift = F::from_u64(Curve<F>::kGenerator);
     auto cdom = poly::EvaluationDomain<F>::create(log_n, ff::RootConvention::kSeven).value();
-    auto gdom = NttDomain<F>::create(log_n, *stream_, ff::RootConvention::kSeven);
+    auto gdom = NttDomain<F>::create(log_n, *stream_, ff::RootConvention::kSeven, options);
     ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
     auto da = upload(a), db = upload(b), dc = upload(c);
     ASSERT_TRUE(da.is_ok() && db.is_ok() && dc.is_ok());
@@ -345,6 +347,52 @@ TYPED_TEST(DeviceNtt, BellpersonHMatchesPoly) {
     this->check_bellperson_h(log_n, random_vec<F>(n, rng), random_vec<F>(n, rng), random_vec<F>(n, rng));
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The bit reversal beside the last pass (NttOptions::overlap_bit_reversal; at the default
+// tiles from 2^25 up, DeviceNttLarge below) at shapes with 3 ..= 6 bits of y (ntt_pass.hpp,
+// overlap_launches), and after it where asked: every transform and bellperson_h against
+// poly.
+TYPED_TEST(DeviceNtt, OverlappedBitReversalMatchesPoly) {
+  using F = TypeParam;
+  auto rng = seeded_rng(std::string(Curve<F>::kName) + "overlap");
+  for (const auto& [log_n, tile_log, overlap] : {std::tuple{15u, 6u, true},
+                                                 {16u, 6u, true},
+                                                 {18u, 6u, true},
+                                                 {17u, 7u, true},
+                                                 {20u, 7u, true},
+                                                 {16u, 6u, false}}) {
+    SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log) +
+                 (overlap ? " overlapped" : " separate"));
+    NttOptions options;
+    options.tile_log = tile_log;
+    options.overlap_bit_reversal = overlap;
+    auto cdom = poly::EvaluationDomain<F>::create(log_n).value();
+    auto gdom = NttDomain<F>::create(log_n, *this->stream_, ff::RootConvention::kSnarkjs, options);
+    ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
+    this->check_transforms(cdom, *gdom, random_vec<F>(size_t(1) << log_n, rng), F::random(rng), "random");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  NttOptions options;
+  options.tile_log = 6;
+  const size_t n = size_t(1) << 17;
+  this->check_bellperson_h(17, random_vec<F>(n, rng), random_vec<F>(n, rng), random_vec<F>(n, rng), options);
+  if (::testing::Test::HasFatalFailure()) return;
+
+  // A failed overlapped launch (the third) fails its call; the domain works afterwards.
+  auto cdom = poly::EvaluationDomain<F>::create(17).value();
+  auto gdom = NttDomain<F>::create(17, *this->stream_, ff::RootConvention::kSnarkjs, options);
+  ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
+  const auto x = random_vec<F>(n, rng);
+  auto d = this->upload(x);
+  ASSERT_TRUE(d.is_ok());
+  ASSERT_TRUE(arm_faults("kernel:3@ntt.last_pass_bitrev").is_ok());
+  Status st = gdom->forward(d->data(), *this->stream_);
+  disarm_faults();
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_NE(st.to_string().find("last_pass_bitrev"), std::string::npos) << st.to_string();
+  ASSERT_TRUE(this->stream_->synchronize().is_ok());
+  this->check_transforms(cdom, *gdom, x, F::random(rng), "after a fault");
 }
 
 // The domain holds what device_bytes says, and gives it all back.
