@@ -61,17 +61,21 @@ class NttDomain {
   // poly::snarkjs_odd_shift: the primitive 2n-th root, or 25 when log_n == Fr::S.
   const Fr& snarkjs_shift() const;
 
-  // In place on n elements at d (16-byte aligned device memory), natural order.
+  // In place on n elements at d (16-byte aligned device memory), natural order. These four
+  // end in a bit reversal. Given `scratch` (n elements of device memory apart from d, whose
+  // contents are overwritten) it rides on the last pass, which reads the scratch and stores
+  // every element at its place in d: no bit-reversal kernel. Without, it runs beside the last
+  // pass (NttOptions::overlap_bit_reversal) or after it.
   // Coefficients -> evaluations at w^i.
-  Status forward(Fr* d, const Stream& s) const;
+  Status forward(Fr* d, const Stream& s, Fr* scratch = nullptr) const;
   // Evaluations at w^i -> coefficients.
-  Status inverse(Fr* d, const Stream& s) const;
+  Status inverse(Fr* d, const Stream& s, Fr* scratch = nullptr) const;
   // Coefficients -> evaluations at shift * w^i. The first call with a new shift builds a
   // coset table (coset_table_bytes, kept until the domain goes) and waits for it on `s`;
   // snarkjs_shift's table is built at creation.
-  Status coset_forward(Fr* d, const Fr& shift, const Stream& s) const;
+  Status coset_forward(Fr* d, const Fr& shift, const Stream& s, Fr* scratch = nullptr) const;
   // Evaluations at shift * w^i -> coefficients (a coset table for shift^-1, as above).
-  Status coset_inverse(Fr* d, const Fr& shift, const Stream& s) const;
+  Status coset_inverse(Fr* d, const Fr& shift, const Stream& s, Fr* scratch = nullptr) const;
   // Evaluations at w^i -> evaluations at shift * w^i. When shift^2 = omega (snarkjs_shift
   // below 2^Fr::S) and the plan has two passes or more, the coset factor rides on the last
   // two inverse passes (one product per element instead of two; ntt_pass.hpp, kRowCoset).
@@ -81,7 +85,7 @@ class NttDomain {
   // snarkjs_shift()) (the inverse DIF passes, then the DIT passes), timed per kernel with
   // events on `s`; waits for them and returns each kernel's milliseconds in launch order.
   // An overlapped last pass and bit reversal count as one kernel (forward's last entry).
-  Result<std::vector<float>> forward_kernel_ms(Fr* d, const Stream& s) const;
+  Result<std::vector<float>> forward_kernel_ms(Fr* d, const Stream& s, Fr* scratch = nullptr) const;
   Result<std::vector<float>> shift_evaluations_kernel_ms(Fr* d, const Stream& s) const;
 
   struct State;

@@ -254,10 +254,13 @@ struct NttDomain<Fr>::State {
 
   Status pass(Fr* d, const ntt_detail::Geometry& g, bool inverse, bool dit, const ntt_detail::Op<Fr>& pre,
               const ntt_detail::Op<Fr>& post, const Stream& s, ntt_detail::KernelTimer* timer) const {
-    ntt_detail::PassArgs<Fr> a{d, half.data(), g, inverse, dit, pre, post};
-    const uint64_t tiles = (uint64_t(1) << log_n) >> ntt_detail::tile_elements_log(g);
-    const size_t smem = ntt_detail::tile_smem_elements(g) * sizeof(Fr);
-    if (dit) {
+    return launch({d, half.data(), g, inverse, dit, pre, post}, s, timer);
+  }
+
+  Status launch(const ntt_detail::PassArgs<Fr>& a, const Stream& s, ntt_detail::KernelTimer* timer) const {
+    const uint64_t tiles = (uint64_t(1) << log_n) >> ntt_detail::tile_elements_log(a.g);
+    const size_t smem = ntt_detail::tile_smem_elements(a.g) * sizeof(Fr);
+    if (a.dit) {
       ntt_detail::pass_kernel<Fr, true><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
       CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dit)"));
     } else {
@@ -331,6 +334,32 @@ struct NttDomain<Fr>::State {
     return timer != nullptr ? timer->mark(s) : Status::ok();
   }
 
+  // dif() without a post op, then bitrev() with `op`, through `scratch` (n elements apart
+  // from d): the last pass but one stores into scratch, and the last reads it and stores each
+  // element at its bit-reversed position in d, taking `op` there. No bit-reversal kernel: its
+  // traffic rides on the product-bound last pass. Without scratch, or with one pass:
+  // dif_bitrev.
+  Status dif_reversed(Fr* d, Fr* scratch, bool inverse, const ntt_detail::Op<Fr>& pre, const ntt_detail::Op<Fr>& op,
+                      const Stream& s, ntt_detail::KernelTimer* timer = nullptr) const {
+    using namespace ntt_detail;
+    if (scratch == nullptr || plan.size() < 2) return dif_bitrev(d, inverse, pre, op, s, timer);
+    Op<Fr> none, twiddle;
+    twiddle.kind = OpKind::kTwiddle;
+    for (size_t t = 0; t < plan.size(); ++t) {
+      const bool last = t + 1 == plan.size();
+      PassArgs<Fr> a{last ? scratch : d,  half.data(),        plan[t], inverse, false,
+                     t == 0 ? pre : none, last ? op : twiddle};
+      if (t + 2 == plan.size()) a.out = scratch;
+      if (last) {
+        a.out = d;
+        a.reverse_out = true;
+        a.g.spread_lines = true;
+      }
+      CUZK_RETURN_IF_ERROR(launch(a, s, timer));
+    }
+    return Status::ok();
+  }
+
   // In-place bit reversal, each element then times `op`'s factor at its new position.
   Status bitrev(Fr* d, const ntt_detail::Op<Fr>& op, const Stream& s, ntt_detail::KernelTimer* timer = nullptr) const {
     using namespace ntt_detail;
@@ -370,6 +399,15 @@ inline Status check_pointer(const void* p, const char* what) {
   if (reinterpret_cast<uintptr_t>(p) % 16 != 0) {
     return invalid_argument(std::string("ntt: ") + what + " is not 16-byte aligned");
   }
+  return Status::ok();
+}
+
+// A transform's data and its optional scratch (n elements apart from the data).
+inline Status check_pointers(const void* d, const void* scratch, const std::string& call) {
+  CUZK_RETURN_IF_ERROR(check_pointer(d, (call + ": data").c_str()));
+  if (scratch == nullptr) return Status::ok();
+  CUZK_RETURN_IF_ERROR(check_pointer(scratch, (call + ": scratch").c_str()));
+  if (scratch == d) return invalid_argument("ntt: " + call + ": the scratch is the data");
   return Status::ok();
 }
 
@@ -499,17 +537,17 @@ const Fr& NttDomain<Fr>::snarkjs_shift() const {
 }
 
 template <class Fr>
-Status NttDomain<Fr>::forward(Fr* d, const Stream& s) const {
-  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward: data"));
-  return state_->dif_bitrev(d, false, {}, {}, s);
+Status NttDomain<Fr>::forward(Fr* d, const Stream& s, Fr* scratch) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointers(d, scratch, "forward"));
+  return state_->dif_reversed(d, scratch, false, {}, {}, s);
 }
 
 template <class Fr>
-Result<std::vector<float>> NttDomain<Fr>::forward_kernel_ms(Fr* d, const Stream& s) const {
-  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "forward_kernel_ms: data"));
+Result<std::vector<float>> NttDomain<Fr>::forward_kernel_ms(Fr* d, const Stream& s, Fr* scratch) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointers(d, scratch, "forward_kernel_ms"));
   ntt_detail::KernelTimer timer;
   CUZK_RETURN_IF_ERROR(timer.mark(s));
-  CUZK_RETURN_IF_ERROR(state_->dif_bitrev(d, false, {}, {}, s, &timer));
+  CUZK_RETURN_IF_ERROR(state_->dif_reversed(d, scratch, false, {}, {}, s, &timer));
   return timer.intervals_ms();
 }
 
@@ -524,24 +562,24 @@ Result<std::vector<float>> NttDomain<Fr>::shift_evaluations_kernel_ms(Fr* d, con
 }
 
 template <class Fr>
-Status NttDomain<Fr>::inverse(Fr* d, const Stream& s) const {
-  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "inverse: data"));
-  return state_->dif_bitrev(d, true, {}, state_->scale_op(state_->n_inv), s);
+Status NttDomain<Fr>::inverse(Fr* d, const Stream& s, Fr* scratch) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointers(d, scratch, "inverse"));
+  return state_->dif_reversed(d, scratch, true, {}, state_->scale_op(state_->n_inv), s);
 }
 
 template <class Fr>
-Status NttDomain<Fr>::coset_forward(Fr* d, const Fr& shift, const Stream& s) const {
-  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "coset_forward: data"));
+Status NttDomain<Fr>::coset_forward(Fr* d, const Fr& shift, const Stream& s, Fr* scratch) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointers(d, scratch, "coset_forward"));
   CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(shift, Fr::one(), s));
-  return state_->dif_bitrev(d, false, State::powers_op(*t, false), {}, s);
+  return state_->dif_reversed(d, scratch, false, State::powers_op(*t, false), {}, s);
 }
 
 template <class Fr>
-Status NttDomain<Fr>::coset_inverse(Fr* d, const Fr& shift, const Stream& s) const {
-  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointer(d, "coset_inverse: data"));
+Status NttDomain<Fr>::coset_inverse(Fr* d, const Fr& shift, const Stream& s, Fr* scratch) const {
+  CUZK_RETURN_IF_ERROR(ntt_detail::check_pointers(d, scratch, "coset_inverse"));
   if (shift.is_zero()) return invalid_argument("ntt: coset_inverse: the shift is zero");
   CUZK_ASSIGN_OR_RETURN(const typename State::CosetTable* t, state_->coset(shift.inverse(), state_->n_inv, s));
-  return state_->dif_bitrev(d, true, {}, State::powers_op(*t, false), s);
+  return state_->dif_reversed(d, scratch, true, {}, State::powers_op(*t, false), s);
 }
 
 template <class Fr>
@@ -591,8 +629,9 @@ Status bellperson_h(const NttDomain<Fr>& d, Fr* a, Fr* b, Fr* c, const Fr& shift
   combine.b = b;
   combine.out = a;
   CUZK_RETURN_IF_ERROR(st.shift_evaluations(c, shift, Fr::one(), combine, s));
-  // 1/Z folds into the inverse transform's 1/n, as in poly::bellperson_h.
-  return st.dif_bitrev(a, true, {}, NttDomain<Fr>::State::powers_op(*back, false), s);
+  // 1/Z folds into the inverse transform's 1/n, as in poly::bellperson_h; b is spent, so the
+  // bit reversal rides on the last pass through it (dif_reversed).
+  return st.dif_reversed(a, b, true, {}, NttDomain<Fr>::State::powers_op(*back, false), s);
 }
 
 }  // namespace cuzk::cuda

@@ -41,6 +41,10 @@ struct Geometry {
   unsigned hi = 0;
   unsigned k = 0;
   unsigned tile_log = 0;
+  // Last pass only (hi == k): a tile's lines are those whose line numbers differ in their top
+  // bits instead of their bottom ones, so that stored bit-reversed (PassArgs::reverse_out)
+  // they land side by side: the elements of one row of a tile's 4 lines fill 128 bytes.
+  bool spread_lines = false;
 };
 
 // The passes of a transform of 2^log_n elements with tiles of 2^tile_log elements, first
@@ -90,7 +94,7 @@ CUZK_INLINE ElemPos tile_element(const Geometry& g, uint64_t tile, unsigned e) {
   const unsigned row = (e >> sl) & ((1u << g.k) - 1);
   const unsigned tl = e >> (sl + g.k);
   const unsigned line = (tl << sl) | colp;
-  const uint64_t lambda = (tile << clog) + line;
+  const uint64_t lambda = g.spread_lines ? (uint64_t(line) << (g.log_n - g.k - clog)) | tile : (tile << clog) + line;
   const uint64_t col = lambda & ((uint64_t(1) << slog) - 1);
   const uint64_t p = ((lambda >> slog) << g.hi) + (uint64_t(row) << slog) + col;
   return {p, col, line, row};
@@ -242,6 +246,8 @@ struct PassArgs {
   bool dit;
   Op<F> pre;
   Op<F> post;
+  F* out = nullptr;          // where the pass stores (nullptr: data, in place)
+  bool reverse_out = false;  // store element p at reverse_bits(p), `post` taken there
 };
 
 // c * g^i from an op's two tables.
@@ -301,7 +307,14 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     }
     return;
   }
-  store_elem(a.data + ep.p, apply_factor(op, a, ep, canonical(x)));
+  F* out = a.out != nullptr ? a.out : a.data;
+  if (a.reverse_out) {
+    ElemPos q = ep;
+    q.p = reverse_bits(ep.p, a.g.log_n);
+    store_elem(out + q.p, apply_factor(op, a, q, canonical(x)));
+    return;
+  }
+  store_elem(out + ep.p, apply_factor(op, a, ep, canonical(x)));
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
@@ -471,7 +484,10 @@ CUZK_INLINE void run_round(const PassArgs<F>& a, const Round& r, F* smem, unsign
 template <class F>
 CUZK_INLINE void store_tile(const PassArgs<F>& a, uint64_t tile, const F* smem, unsigned tid, unsigned threads) {
   const unsigned count = 1u << tile_elements_log(a.g);
-  for (unsigned e = tid; e < count; e += threads) {
+  // Spread lines: neighbouring threads take one row of neighbouring lines (stored side by side).
+  const unsigned llog = tile_elements_log(a.g) - a.g.k;
+  for (unsigned i = tid; i < count; i += threads) {
+    const unsigned e = a.g.spread_lines ? ((i & ((1u << llog) - 1)) << a.g.k) | (i >> llog) : i;
     const ElemPos ep = tile_element(a.g, tile, e);
     store_element(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
   }
@@ -536,10 +552,10 @@ CUZK_INLINE uint64_t bitrev_position(unsigned log_n, uint64_t m, unsigned r, uns
 // (which the previous launch finished): memory-bound reversal blocks on the same
 // multiprocessors as product-bound pass blocks, on disjoint elements. The last launch
 // reverses the final chunk, the class {0}, alone: 1/2^o of the bit reversal.
-// On the H200 (BENCHMARKS.md, "The bit reversal beside the last pass") 2^27 (o = 5) gained
-// 0.6 ms of the reversal's 2.6 and 2^24 (o = 2, three chunks) lost 0.01-0.02 ms: at least 3
-// bits, so that the chunks are small beside the whole.
-constexpr unsigned kMinOverlapBits = 3;
+// On the H200 (BENCHMARKS.md, "The bit reversal in the last pass") 2^27 (o = 5) gained 0.6
+// ms of the reversal's 2.6, 2^26 (o = 4) 0.13 ms, and 2^25 (o = 3) and 2^24 (o = 2) lost
+// 0.01-0.02 ms: at least 4 bits, so that the chunks are small beside the whole.
+constexpr unsigned kMinOverlapBits = 4;
 constexpr unsigned kMaxOverlapBits = 6;
 
 struct OverlapLaunch {
@@ -554,7 +570,7 @@ struct OverlapLaunch {
 };
 
 // The launches of the overlapped last pass and bit reversal of `plan`; none where its shape
-// does not allow it (one pass, fewer than 2^10 elements, or o outside 3 ..= 6). The chunks
+// does not allow it (one pass, fewer than 2^10 elements, or o outside 4 ..= 6). The chunks
 // hold about 2^o / 8 values each: the classes {y, rev y} first, then the palindromes but 0.
 inline std::vector<OverlapLaunch> overlap_launches(const std::vector<Geometry>& plan) {
   std::vector<OverlapLaunch> launches;

@@ -5,9 +5,11 @@
 // 2^24 all of it, on the device, against poly's result for the same input; above, at
 // random points against direct evaluation on the host (poly would take most of a call).
 // With --profile, each kernel's median time instead (forward, and one of snarkjs_h's three
-// transforms). --separate-bitrev runs the bit reversal after the last pass instead of beside
-// it (NttOptions::overlap_bit_reversal = false), for an A/B in one binary.
-// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--separate-bitrev]
+// transforms). --bitrev picks where forward's bit reversal runs, for an A/B in one binary:
+// beside the last pass (overlap, the default), after it (after: NttOptions::
+// overlap_bit_reversal = false), or in the last pass's stores through a scratch buffer of n
+// elements (scratch).
+// Usage: cuda_ntt_bench [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--bitrev overlap|after|scratch]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -39,6 +41,9 @@ __global__ void count_mismatches(const uint64_t* x, const uint64_t* y, size_t wo
   }
   if (local != 0) atomicAdd(count, local);
 }
+
+// --bitrev scratch: forward runs with a scratch buffer (NttDomain::forward).
+bool g_scratch = false;
 
 struct Row {
   std::string op;
@@ -183,6 +188,7 @@ struct ForwardFixture {
   DeviceBuffer<F> src, work, ref;
   DeviceBuffer<unsigned long long> count;
   bool full;
+  DeviceBuffer<F> scratch;  // --bitrev scratch: forward's scratch, else empty
 
   static Result<ForwardFixture> create(unsigned log_n, NttOptions opt, const Stream& s, uint64_t seed) {
     const size_t n = size_t(1) << log_n;
@@ -190,6 +196,10 @@ struct ForwardFixture {
     auto x = random_vec<F>(n, seed);
     CUZK_ASSIGN_OR_RETURN(auto src, to_device<F>(x, s));
     CUZK_ASSIGN_OR_RETURN(auto work, DeviceBuffer<F>::allocate(n, "ntt bench work"));
+    DeviceBuffer<F> scratch;
+    if (g_scratch) {
+      CUZK_ASSIGN_OR_RETURN(scratch, DeviceBuffer<F>::allocate(n, "ntt bench scratch"));
+    }
     CUZK_ASSIGN_OR_RETURN(auto count, DeviceBuffer<unsigned long long>::allocate(1, "ntt bench count"));
     const bool full = log_n <= kFullCheckMaxLog;
     DeviceBuffer<F> ref;
@@ -200,8 +210,10 @@ struct ForwardFixture {
     }
     CUZK_RETURN_IF_ERROR(s.synchronize());
     return ForwardFixture{
-        n, std::move(dom), std::move(x), std::move(src), std::move(work), std::move(ref), std::move(count), full};
+        n,    std::move(dom),    std::move(x), std::move(src), std::move(work), std::move(ref), std::move(count),
+        full, std::move(scratch)};
   }
+  F* scratch_or_null() { return scratch.size() > 0 ? scratch.data() : nullptr; }
 
   Status restore(const Stream& s) { return copy_device(work.data(), src.data(), n * sizeof(F), s); }
 
@@ -218,23 +230,23 @@ template <class F>
 Result<Row> bench_forward(const char* curve, unsigned log_n, int runs, NttOptions opt, const Stream& s, uint64_t seed) {
   CUZK_ASSIGN_OR_RETURN(auto fx, ForwardFixture<F>::create(log_n, opt, s, seed));
   std::mt19937_64 pick(seed ^ 0x5A5A);
-  CUZK_ASSIGN_OR_RETURN(
-      double ms,
-      timed(
-          s, runs, [&] { return fx.restore(s); }, [&] { return fx.dom.forward(fx.work.data(), s); },
-          [&]() -> Status {
-            if (fx.full) return fx.check_all("forward", s);
-            for (int t = 0; t < 2; ++t) {
-              const size_t k = pick() % fx.n;
-              F got;
-              CUZK_RETURN_IF_ERROR(fx.work.download(std::span<F>(&got, 1), s, k));
-              CUZK_RETURN_IF_ERROR(s.synchronize());
-              if (got != eval_coefficients(fx.x, fx.dom.omega().pow(uint64_t(k)))) {
-                return internal_error("forward output at " + std::to_string(k) + " differs from direct evaluation");
-              }
-            }
-            return Status::ok();
-          }));
+  CUZK_ASSIGN_OR_RETURN(double ms, timed(
+                                       s, runs, [&] { return fx.restore(s); },
+                                       [&] { return fx.dom.forward(fx.work.data(), s, fx.scratch_or_null()); },
+                                       [&]() -> Status {
+                                         if (fx.full) return fx.check_all("forward", s);
+                                         for (int t = 0; t < 2; ++t) {
+                                           const size_t k = pick() % fx.n;
+                                           F got;
+                                           CUZK_RETURN_IF_ERROR(fx.work.download(std::span<F>(&got, 1), s, k));
+                                           CUZK_RETURN_IF_ERROR(s.synchronize());
+                                           if (got != eval_coefficients(fx.x, fx.dom.omega().pow(uint64_t(k)))) {
+                                             return internal_error("forward output at " + std::to_string(k) +
+                                                                   " differs from direct evaluation");
+                                           }
+                                         }
+                                         return Status::ok();
+                                       }));
   return Row{std::string(curve) + " forward NTT", log_n, ms,
              fx.full ? "all outputs (poly)" : "2 points per run (direct sum)"};
 }
@@ -251,7 +263,7 @@ Status profile_kernels(const char* curve, unsigned log_n, int runs, NttOptions o
     std::vector<std::vector<float>> per;
     for (int r = -1; r < runs; ++r) {
       CUZK_RETURN_IF_ERROR(fx.restore(s));
-      CUZK_ASSIGN_OR_RETURN(auto ms, what == 0 ? fx.dom.forward_kernel_ms(fx.work.data(), s)
+      CUZK_ASSIGN_OR_RETURN(auto ms, what == 0 ? fx.dom.forward_kernel_ms(fx.work.data(), s, fx.scratch_or_null())
                                                : fx.dom.shift_evaluations_kernel_ms(fx.work.data(), s));
       if (what == 0 && fx.full) CUZK_RETURN_IF_ERROR(fx.check_all("profiled forward", s));
       if (r >= 0) per.push_back(ms);
@@ -266,7 +278,7 @@ Status profile_kernels(const char* curve, unsigned log_n, int runs, NttOptions o
         // np entries: the last pass and the bit reversal overlapped, timed as one.
         name = k < np ? "forward DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
                       : std::string("forward bit reversal");
-        if (k + 1 == np && per[0].size() == np) name += " + bit reversal";
+        if (k + 1 == np && per[0].size() == np) name += g_scratch ? ", stored bit-reversed" : " + bit reversal";
       } else {
         name = k < np ? "shift DIF pass " + std::to_string(k + 1) + " (k=" + std::to_string(plan[k].k) + ")"
                       : "shift DIT pass " + std::to_string(2 * np - k) +
@@ -357,10 +369,17 @@ int run(int argc, char** argv) {
       }
     } else if (arg == "--tile" && i + 1 < argc) {
       opt.tile_log = unsigned(std::atoi(argv[++i]));
-    } else if (arg == "--separate-bitrev") {
+    } else if (arg == "--bitrev" && i + 1 < argc && std::strcmp(argv[i + 1], "overlap") == 0) {
+      ++i;
+    } else if (arg == "--bitrev" && i + 1 < argc && std::strcmp(argv[i + 1], "after") == 0) {
       opt.overlap_bit_reversal = false;
+      ++i;
+    } else if (arg == "--bitrev" && i + 1 < argc && std::strcmp(argv[i + 1], "scratch") == 0) {
+      g_scratch = true;
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--separate-bitrev]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--runs N] [--logs 20,24,27] [--tile T] [--profile] [--bitrev overlap|after|scratch]\n",
                    argv[0]);
       return 2;
     }
@@ -402,7 +421,10 @@ int run(int argc, char** argv) {
       "\ndevice: %s (%d SMs); tile 2^%u; bit reversal %s; median of %d runs after a warm-up, CUDA events, inputs on "
       "the device\n\n",
       info->name.c_str(), info->sm_count, opt.tile_log,
-      opt.overlap_bit_reversal ? "beside the last pass where it can" : "after the last pass", runs);
+      g_scratch                  ? "in the last pass's stores (scratch)"
+      : opt.overlap_bit_reversal ? "beside the last pass where it can"
+                                 : "after the last pass",
+      runs);
   if (profile) {
     std::printf("| curve | size | kernel | median ms |\n|---|---:|---|---:|\n");
     for (auto& l : prof) std::printf("%s\n", l.c_str());

@@ -139,24 +139,25 @@ class DeviceNtt : public ::testing::Test {
         break;
     }
   }
-  Status gpu(const NttDomain<F>& dom, Transform t, F* d, const F& shift) {
+  Status gpu(const NttDomain<F>& dom, Transform t, F* d, const F& shift, F* scratch) {
     switch (t) {
       case Transform::kForward:
-        return dom.forward(d, *stream_);
+        return dom.forward(d, *stream_, scratch);
       case Transform::kInverse:
-        return dom.inverse(d, *stream_);
+        return dom.inverse(d, *stream_, scratch);
       case Transform::kCosetForward:
-        return dom.coset_forward(d, shift, *stream_);
+        return dom.coset_forward(d, shift, *stream_, scratch);
       case Transform::kCosetInverse:
-        return dom.coset_inverse(d, shift, *stream_);
+        return dom.coset_inverse(d, shift, *stream_, scratch);
       default:
         return dom.shift_evaluations(d, shift, *stream_);
     }
   }
 
   // Every transform of x on the device equals poly's; inverse(forward(x)) == x on the device.
+  // With `scratch`, the four that end in a bit reversal take it (stored bit-reversed).
   void check_transforms(const poly::EvaluationDomain<F>& cdom, const NttDomain<F>& gdom, const std::vector<F>& x,
-                        const F& shift, const std::string& what) {
+                        const F& shift, const std::string& what, F* scratch = nullptr) {
     for (Transform t : {Transform::kForward, Transform::kInverse, Transform::kCosetForward, Transform::kCosetInverse,
                         Transform::kShiftEvaluations}) {
       SCOPED_TRACE(std::string(name(t)) + " " + what);
@@ -164,7 +165,7 @@ class DeviceNtt : public ::testing::Test {
       cpu(cdom, t, want, shift);
       auto d = upload(x);
       ASSERT_TRUE(d.is_ok()) << d.status().to_string();
-      Status st = gpu(gdom, t, d->data(), shift);
+      Status st = gpu(gdom, t, d->data(), shift, scratch);
       ASSERT_TRUE(st.is_ok()) << st.to_string();
       auto got = download(*d);
       ASSERT_TRUE(got.is_ok()) << got.status().to_string();
@@ -172,10 +173,10 @@ class DeviceNtt : public ::testing::Test {
     }
     auto d = upload(x);
     ASSERT_TRUE(d.is_ok());
-    ASSERT_TRUE(gdom.forward(d->data(), *stream_).is_ok());
-    ASSERT_TRUE(gdom.inverse(d->data(), *stream_).is_ok());
-    ASSERT_TRUE(gdom.coset_forward(d->data(), shift, *stream_).is_ok());
-    ASSERT_TRUE(gdom.coset_inverse(d->data(), shift, *stream_).is_ok());
+    ASSERT_TRUE(gdom.forward(d->data(), *stream_, scratch).is_ok());
+    ASSERT_TRUE(gdom.inverse(d->data(), *stream_, scratch).is_ok());
+    ASSERT_TRUE(gdom.coset_forward(d->data(), shift, *stream_, scratch).is_ok());
+    ASSERT_TRUE(gdom.coset_inverse(d->data(), shift, *stream_, scratch).is_ok());
     auto back = download(*d);
     ASSERT_TRUE(back.is_ok());
     ASSERT_EQ(first_mismatch(*back, x), -1) << "round trip " << what;
@@ -349,17 +350,45 @@ TYPED_TEST(DeviceNtt, BellpersonHMatchesPoly) {
   }
 }
 
+// With a scratch buffer the bit reversal rides on the last pass's stores: every transform
+// against poly at sizes of one to four passes, default and small tiles.
+TYPED_TEST(DeviceNtt, ScratchTransformsMatchPoly) {
+  using F = TypeParam;
+  auto rng = seeded_rng(std::string(Curve<F>::kName) + "scratch");
+  for (const auto& [log_n, tile_log] : {std::pair{3u, 11u},
+                                        {12u, 11u},
+                                        {13u, 11u},
+                                        {16u, 11u},
+                                        {20u, 11u},
+                                        {22u, 11u},
+                                        {12u, 6u},
+                                        {17u, 6u},
+                                        {19u, 7u}}) {
+    SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
+    NttOptions options;
+    options.tile_log = tile_log;
+    auto cdom = poly::EvaluationDomain<F>::create(log_n).value();
+    auto gdom = NttDomain<F>::create(log_n, *this->stream_, ff::RootConvention::kSnarkjs, options);
+    ASSERT_TRUE(gdom.is_ok()) << gdom.status().to_string();
+    auto scratch = DeviceBuffer<F>::allocate(size_t(1) << log_n, "ntt test scratch");
+    ASSERT_TRUE(scratch.is_ok());
+    this->check_transforms(cdom, *gdom, random_vec<F>(size_t(1) << log_n, rng), F::random(rng), "random",
+                           scratch->data());
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // The bit reversal beside the last pass (NttOptions::overlap_bit_reversal; at the default
-// tiles from 2^25 up, DeviceNttLarge below) at shapes with 3 ..= 6 bits of y (ntt_pass.hpp,
+// tiles from 2^26 up, DeviceNttLarge below) at shapes with 4 ..= 6 bits of y (ntt_pass.hpp,
 // overlap_launches), and after it where asked: every transform and bellperson_h against
 // poly.
 TYPED_TEST(DeviceNtt, OverlappedBitReversalMatchesPoly) {
   using F = TypeParam;
   auto rng = seeded_rng(std::string(Curve<F>::kName) + "overlap");
-  for (const auto& [log_n, tile_log, overlap] : {std::tuple{15u, 6u, true},
-                                                 {16u, 6u, true},
+  for (const auto& [log_n, tile_log, overlap] : {std::tuple{16u, 6u, true},
+                                                 {17u, 6u, true},
                                                  {18u, 6u, true},
-                                                 {17u, 7u, true},
+                                                 {18u, 7u, true},
                                                  {20u, 7u, true},
                                                  {16u, 6u, false}}) {
     SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log) +
@@ -425,6 +454,8 @@ TYPED_TEST(DeviceNtt, RejectsBadArguments) {
   ASSERT_TRUE(d.is_ok());
   auto* misaligned = reinterpret_cast<F*>(reinterpret_cast<char*>(d->data()) + 8);
   EXPECT_FALSE(gdom->forward(misaligned, *this->stream_).is_ok());
+  EXPECT_FALSE(gdom->forward(d->data(), *this->stream_, misaligned).is_ok());
+  EXPECT_FALSE(gdom->inverse(d->data(), *this->stream_, d->data()).is_ok());
   // The coset H step rejects an n-th root of unity as its shift.
   EXPECT_FALSE(bellperson_h(*gdom, d->data(), d->data(), d->data(), gdom->omega(), *this->stream_).is_ok());
 }
@@ -521,12 +552,22 @@ TEST(DeviceNttLarge, Forward2To27MatchesPoly) {
   ASSERT_TRUE(gdom->forward(d->data(), *s).is_ok());
   std::vector<F> got(x.size());
   ASSERT_TRUE(d->download(got, *s).is_ok());
+  // The forward again through a scratch buffer (the bit reversal in the last pass's stores).
+  auto scratch = DeviceBuffer<F>::allocate(x.size(), "ntt test 2^27 scratch");
+  ASSERT_TRUE(scratch.is_ok()) << scratch.status().to_string();
+  auto e = DeviceBuffer<F>::allocate(x.size(), "ntt test 2^27 second");
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  ASSERT_TRUE(e->upload(x, *s).is_ok());
+  ASSERT_TRUE(gdom->forward(e->data(), *s, scratch->data()).is_ok());
+  std::vector<F> got_scratch(x.size());
+  ASSERT_TRUE(e->download(got_scratch, *s).is_ok());
   ASSERT_TRUE(gdom->inverse(d->data(), *s).is_ok());
   auto cdom = poly::EvaluationDomain<F>::create(kLog).value();
   auto want = x;
   cdom.ntt(want, pool());
   ASSERT_TRUE(s->synchronize().is_ok());
   EXPECT_EQ(first_mismatch(got, want), -1) << "forward";
+  EXPECT_EQ(first_mismatch(got_scratch, want), -1) << "forward through scratch";
   std::vector<F> back(x.size());
   ASSERT_TRUE(d->download(back, *s).is_ok());
   ASSERT_TRUE(s->synchronize().is_ok());
