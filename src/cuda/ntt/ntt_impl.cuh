@@ -29,22 +29,22 @@ constexpr unsigned kMinTileLog = 6;
 constexpr unsigned kMinBlocks = 3;
 
 // One tile of a pass, by the whole block.
-template <class F, bool kDit>
+template <class F, bool kDit, Store kStore = Store::kInPlace>
 __device__ __forceinline__ void pass_tile(const PassArgs<F>& a, uint64_t tile, F* smem) {
-  load_tile(a, tile, smem, threadIdx.x, blockDim.x);
+  load_tile<kStore>(a, tile, smem, threadIdx.x, blockDim.x);
   __syncthreads();
   const unsigned rounds = round_count(a.g);
   for (unsigned i = 0; i < rounds; ++i) {
     run_round<kDit>(a, round_of(a.g, kDit, i), smem, threadIdx.x, blockDim.x);
     __syncthreads();
   }
-  store_tile(a, tile, smem, threadIdx.x, blockDim.x);
+  store_tile<kStore>(a, tile, smem, threadIdx.x, blockDim.x);
 }
 
-template <class F, bool kDit>
+template <class F, bool kDit, Store kStore = Store::kInPlace>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) pass_kernel(PassArgs<F> a) {
   extern __shared__ uint4 smem_raw[];
-  pass_tile<F, kDit>(a, blockIdx.x, reinterpret_cast<F*>(smem_raw));
+  pass_tile<F, kDit, kStore>(a, blockIdx.x, reinterpret_cast<F*>(smem_raw));
 }
 
 template <class F>
@@ -254,13 +254,23 @@ struct NttDomain<Fr>::State {
 
   Status pass(Fr* d, const ntt_detail::Geometry& g, bool inverse, bool dit, const ntt_detail::Op<Fr>& pre,
               const ntt_detail::Op<Fr>& post, const Stream& s, ntt_detail::KernelTimer* timer) const {
-    return launch({d, half.data(), g, inverse, dit, pre, post}, s, timer);
+    return launch({d, half.data(), g, inverse, dit, pre, post}, ntt_detail::Store::kInPlace, s, timer);
   }
 
-  Status launch(const ntt_detail::PassArgs<Fr>& a, const Stream& s, ntt_detail::KernelTimer* timer) const {
+  // One pass; kOut and kReversedOut are DIF passes (dif_reversed).
+  Status launch(const ntt_detail::PassArgs<Fr>& a, ntt_detail::Store store, const Stream& s,
+                ntt_detail::KernelTimer* timer) const {
+    using ntt_detail::Store;
     const uint64_t tiles = (uint64_t(1) << log_n) >> ntt_detail::tile_elements_log(a.g);
     const size_t smem = ntt_detail::tile_smem_elements(a.g) * sizeof(Fr);
-    if (a.dit) {
+    if (store == Store::kOut) {
+      ntt_detail::pass_kernel<Fr, false, Store::kOut><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dif, out)"));
+    } else if (store == Store::kReversedOut) {
+      ntt_detail::pass_kernel<Fr, false, Store::kReversedOut>
+          <<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
+      CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dif, reversed out)"));
+    } else if (a.dit) {
       ntt_detail::pass_kernel<Fr, true><<<unsigned(tiles), ntt_detail::kThreads, smem, s.get()>>>(a);
       CUZK_RETURN_IF_ERROR(check_launch("ntt.pass_kernel(dit)"));
     } else {
@@ -349,13 +359,16 @@ struct NttDomain<Fr>::State {
       const bool last = t + 1 == plan.size();
       PassArgs<Fr> a{last ? scratch : d,  half.data(),        plan[t], inverse, false,
                      t == 0 ? pre : none, last ? op : twiddle};
-      if (t + 2 == plan.size()) a.out = scratch;
+      Store store = Store::kInPlace;
+      if (t + 2 == plan.size()) {
+        a.out = scratch;
+        store = Store::kOut;
+      }
       if (last) {
         a.out = d;
-        a.reverse_out = true;
-        a.g.spread_lines = true;
+        store = Store::kReversedOut;
       }
-      CUZK_RETURN_IF_ERROR(launch(a, s, timer));
+      CUZK_RETURN_IF_ERROR(launch(a, store, s, timer));
     }
     return Status::ok();
   }
@@ -468,6 +481,14 @@ Result<NttDomain<Fr>> NttDomain<Fr>::create(unsigned log_n, const Stream& s, ff:
   if (smem_err == cudaSuccess) {
     smem_err = cudaFuncSetAttribute(pass_kernel<Fr, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(max_pass_smem_bytes(sizeof(Fr))));
+  }
+  if (smem_err == cudaSuccess) {
+    smem_err = cudaFuncSetAttribute(pass_kernel<Fr, false, Store::kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(max_pass_smem_bytes(sizeof(Fr))));
+  }
+  if (smem_err == cudaSuccess) {
+    smem_err = cudaFuncSetAttribute(pass_kernel<Fr, false, Store::kReversedOut>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_pass_smem_bytes(sizeof(Fr))));
   }
   if (smem_err == cudaSuccess) {
     smem_err = cudaFuncSetAttribute(bitrev_tile_kernel<Fr>, cudaFuncAttributeMaxDynamicSharedMemorySize,

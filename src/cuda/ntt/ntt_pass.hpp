@@ -41,11 +41,15 @@ struct Geometry {
   unsigned hi = 0;
   unsigned k = 0;
   unsigned tile_log = 0;
-  // Last pass only (hi == k): a tile's lines are those whose line numbers differ in their top
-  // bits instead of their bottom ones, so that stored bit-reversed (PassArgs::reverse_out)
-  // they land side by side: the elements of one row of a tile's 4 lines fill 128 bytes.
-  bool spread_lines = false;
 };
+
+// Where a pass stores: in place; into PassArgs::out at the same positions; or into out at the
+// bit-reversed positions (the last pass of dif_reversed), `post` taken there. The last kind
+// also spreads a tile's lines over the top bits of the line number instead of the bottom
+// ones (the last pass: hi == k), so that stored reversed they land side by side: one row of a
+// tile's 4 lines fills 128 bytes. A template argument of the passes: in-place passes compile
+// as if the others did not exist.
+enum class Store : uint8_t { kInPlace, kOut, kReversedOut };
 
 // The passes of a transform of 2^log_n elements with tiles of 2^tile_log elements, first
 // (top digit) to last. Every pass but the last has lines of at most tile_log - 2 bits, so a
@@ -86,6 +90,7 @@ struct ElemPos {
 };
 
 // Consecutive e are neighbours in memory wherever the geometry allows.
+template <Store kStore = Store::kInPlace>
 CUZK_INLINE ElemPos tile_element(const Geometry& g, uint64_t tile, unsigned e) {
   const unsigned clog = tile_elements_log(g) - g.k;
   const unsigned slog = g.hi - g.k;
@@ -94,7 +99,8 @@ CUZK_INLINE ElemPos tile_element(const Geometry& g, uint64_t tile, unsigned e) {
   const unsigned row = (e >> sl) & ((1u << g.k) - 1);
   const unsigned tl = e >> (sl + g.k);
   const unsigned line = (tl << sl) | colp;
-  const uint64_t lambda = g.spread_lines ? (uint64_t(line) << (g.log_n - g.k - clog)) | tile : (tile << clog) + line;
+  const uint64_t lambda =
+      kStore == Store::kReversedOut ? (uint64_t(line) << (g.log_n - g.k - clog)) | tile : (tile << clog) + line;
   const uint64_t col = lambda & ((uint64_t(1) << slog) - 1);
   const uint64_t p = ((lambda >> slog) << g.hi) + (uint64_t(row) << slog) + col;
   return {p, col, line, row};
@@ -246,8 +252,7 @@ struct PassArgs {
   bool dit;
   Op<F> pre;
   Op<F> post;
-  F* out = nullptr;          // where the pass stores (nullptr: data, in place)
-  bool reverse_out = false;  // store element p at reverse_bits(p), `post` taken there
+  F* out = nullptr;  // where a pass of Store::kOut or kReversedOut stores
 };
 
 // c * g^i from an op's two tables.
@@ -294,7 +299,7 @@ CUZK_INLINE F canonical(const F& x) {
 }
 
 // Writes element ep's final value x of the pass.
-template <class F>
+template <Store kStore, class F>
 CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F& x) {
   const Op<F>& op = a.post;
   if (op.kind == OpKind::kCombineCanonical || op.kind == OpKind::kCombineMont) {
@@ -307,14 +312,13 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     }
     return;
   }
-  F* out = a.out != nullptr ? a.out : a.data;
-  if (a.reverse_out) {
+  if constexpr (kStore == Store::kReversedOut) {
     ElemPos q = ep;
     q.p = reverse_bits(ep.p, a.g.log_n);
-    store_elem(out + q.p, apply_factor(op, a, q, canonical(x)));
-    return;
+    store_elem(a.out + q.p, apply_factor(op, a, q, canonical(x)));
+  } else {
+    store_elem((kStore == Store::kOut ? a.out : a.data) + ep.p, apply_factor(op, a, ep, canonical(x)));
   }
-  store_elem(out + ep.p, apply_factor(op, a, ep, canonical(x)));
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
@@ -356,7 +360,7 @@ CUZK_INLINE Round round_of(const Geometry& g, bool dit, unsigned i) {
 // The three phases of a pass over one tile, run by `threads` threads with index `tid` (the
 // kernel puts a barrier between phases and between stages; the host model runs one thread).
 // smem holds the tile, then the table of the line's root.
-template <class F>
+template <Store kStore = Store::kInPlace, class F>
 CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigned tid, unsigned threads) {
   const unsigned count = 1u << tile_elements_log(a.g);
   const unsigned half_line = (1u << a.g.k) >> 1;
@@ -365,7 +369,7 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
     w[i] = root_pow(a.half, a.g.log_n, uint64_t(i) << (a.g.log_n - a.g.k), a.inverse);
   }
   for (unsigned e = tid; e < count; e += threads) {
-    const ElemPos ep = tile_element(a.g, tile, e);
+    const ElemPos ep = tile_element<kStore>(a.g, tile, e);
     smem[smem_index(a.g, ep.line, ep.row)] = apply_factor(a.pre, a, ep, load_elem(a.data + ep.p));
   }
 }
@@ -481,15 +485,15 @@ CUZK_INLINE void run_round(const PassArgs<F>& a, const Round& r, F* smem, unsign
   return tile_round<1, false, kDit>(a, r.s0, smem, tid, threads);
 }
 
-template <class F>
+template <Store kStore = Store::kInPlace, class F>
 CUZK_INLINE void store_tile(const PassArgs<F>& a, uint64_t tile, const F* smem, unsigned tid, unsigned threads) {
   const unsigned count = 1u << tile_elements_log(a.g);
-  // Spread lines: neighbouring threads take one row of neighbouring lines (stored side by side).
+  // Stored reversed: neighbouring threads take one row of neighbouring lines (side by side).
   const unsigned llog = tile_elements_log(a.g) - a.g.k;
   for (unsigned i = tid; i < count; i += threads) {
-    const unsigned e = a.g.spread_lines ? ((i & ((1u << llog) - 1)) << a.g.k) | (i >> llog) : i;
-    const ElemPos ep = tile_element(a.g, tile, e);
-    store_element(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
+    const unsigned e = kStore == Store::kReversedOut ? ((i & ((1u << llog) - 1)) << a.g.k) | (i >> llog) : i;
+    const ElemPos ep = tile_element<kStore>(a.g, tile, e);
+    store_element<kStore>(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
   }
 }
 

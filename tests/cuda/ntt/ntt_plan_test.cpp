@@ -59,16 +59,16 @@ struct HostModel {
   }
 
   void pass(F* d, const Geometry& g, bool inverse, bool dit, const Op<F>& pre, const Op<F>& post) const {
-    launch({d, half.data(), g, inverse, dit, pre, post});
+    launch<Store::kInPlace>({d, half.data(), g, inverse, dit, pre, post});
   }
+  template <Store kStore>
   void launch(const PassArgs<F>& a) const {
     const Geometry& g = a.g;
     const bool dit = a.dit;
     std::vector<F> smem(tile_smem_elements(g));
     const uint64_t tiles = (uint64_t(1) << log_n) >> tile_elements_log(g);
-    for (uint64_t b = 0; b < tiles; ++b) {
-      const uint64_t t = b;
-      load_tile(a, t, smem.data(), 0, 1);
+    for (uint64_t t = 0; t < tiles; ++t) {
+      load_tile<kStore>(a, t, smem.data(), 0, 1);
       for (unsigned i = 0; i < round_count(g); ++i) {
         if (dit) {
           run_round<true>(a, round_of(g, true, i), smem.data(), 0, 1);
@@ -76,7 +76,7 @@ struct HostModel {
           run_round<false>(a, round_of(g, false, i), smem.data(), 0, 1);
         }
       }
-      store_tile(a, t, smem.data(), 0, 1);
+      store_tile<kStore>(a, t, smem.data(), 0, 1);
     }
   }
   void dif(F* d, bool inverse, const Op<F>& pre, const Op<F>& post, const Op<F>* penultimate = nullptr) const {
@@ -157,13 +157,15 @@ struct HostModel {
     for (size_t t = 0; t < plan.size(); ++t) {
       const bool last = t + 1 == plan.size();
       PassArgs<F> a{last ? scratch : d, half.data(), plan[t], inverse, false, t == 0 ? pre : none, last ? op : tw};
-      if (t + 2 == plan.size()) a.out = scratch;
       if (last) {
         a.out = d;
-        a.reverse_out = true;
-        a.g.spread_lines = true;
+        launch<Store::kReversedOut>(a);
+      } else if (t + 2 == plan.size()) {
+        a.out = scratch;
+        launch<Store::kOut>(a);
+      } else {
+        launch<Store::kInPlace>(a);
       }
-      launch(a);
     }
   }
   // dif() without a post op, then bitrev(): as NttDomain::State::dif_bitrev launches them,
@@ -440,19 +442,18 @@ TEST(NttPlan, SpreadLinesCoverEveryPositionAndStoreSideBySide) {
   for (unsigned tile_log : {6u, 8u, 11u}) {
     for (unsigned log_n = tile_log + 1; log_n <= 20; ++log_n) {
       SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
-      Geometry g = make_plan(log_n, tile_log).back();
-      g.spread_lines = true;
+      const Geometry g = make_plan(log_n, tile_log).back();
       const unsigned t = tile_elements_log(g), llog = t - g.k;
       std::vector<uint8_t> seen(size_t(1) << log_n, 0);
       for (uint64_t tile = 0; tile < (uint64_t(1) << (log_n - t)); ++tile) {
         for (unsigned e = 0; e < (1u << t); ++e) {
-          const ElemPos ep = tile_element(g, tile, e);
+          const ElemPos ep = tile_element<Store::kReversedOut>(g, tile, e);
           ASSERT_LT(ep.p, seen.size());
           ASSERT_EQ(seen[ep.p]++, 0);
           ASSERT_EQ(ep.line, e >> g.k);
           ASSERT_EQ(ep.row, e & ((1u << g.k) - 1));
           // Line j's element of a row sits j places after line 0's once reversed.
-          const ElemPos first = tile_element(g, tile, ep.row);
+          const ElemPos first = tile_element<Store::kReversedOut>(g, tile, ep.row);
           ASSERT_EQ(reverse_bits(ep.p, log_n), reverse_bits(first.p, log_n) + reverse_bits(ep.line, llog));
         }
       }
