@@ -84,7 +84,8 @@ class NttDomain {
   // For benchmarks: forward(d) (passes, then the bit reversal) and shift_evaluations(d,
   // snarkjs_shift()) (the inverse DIF passes, then the DIT passes), timed per kernel with
   // events on `s`; waits for them and returns each kernel's milliseconds in launch order.
-  // An overlapped last pass and bit reversal count as one kernel (forward's last entry).
+  // An overlapped last pass and bit reversal count as one kernel (forward's last entry); with
+  // `scratch` there is no bit-reversal entry (the last pass stores reversed).
   Result<std::vector<float>> forward_kernel_ms(Fr* d, const Stream& s, Fr* scratch = nullptr) const;
   Result<std::vector<float>> shift_evaluations_kernel_ms(Fr* d, const Stream& s) const;
 
