@@ -23,8 +23,14 @@
 # lost" alternates the 2- and 1-worker streams),
 # CUZK_GPU_CHAIN_LOGS (sizes of whole proofs of the built-in multiplication chain, both curves,
 # e.g. "20 24"; unset: none), CUZK_GPU_DEVICE_KEY_LOGS (sizes of `cuzk bench --key-on-device`, BLS12-381 demo keys built
-# straight into device memory, e.g. "24 27"; unset: not run).
-# Exit status: 0 when every device test and benchmark passed.
+# straight into device memory, e.g. "24 27"; unset: not run), CUZK_GPU_DEADLINE (seconds the
+# whole run may take, e.g. 570 under a 600 s limit on the device call: each later step's time
+# limit is cut to what is left, a step with no time left is not started, and the result reads
+# INCOMPLETE; unset: no deadline).
+# The summary (and the logs' archive) is rewritten into CUZK_GPU_CHECK_OUT after every phase,
+# so a run stopped from outside still leaves the phases it finished.
+# Exit status: 0 when every device test and benchmark passed; 3 when none failed but the
+# deadline left some out; 1 otherwise.
 set -uo pipefail
 
 MODE=run
@@ -44,6 +50,10 @@ GTEST_SRC=${CUZK_GTEST_SOURCE_DIR:-$ROOT/.gtest}
 JOBS=${JOBS:-$(nproc)}
 COPY_TO=${CUZK_GPU_CHECK_OUT:-${OUT:-}}
 PROOF_LOGS=${CUZK_GPU_PROOF_LOGS:-16 18 20}
+DEADLINE=${CUZK_GPU_DEADLINE:-}
+if [[ -n $DEADLINE && ! $DEADLINE =~ ^[0-9]+$ ]]; then
+  echo "CUZK_GPU_DEADLINE must be a whole number of seconds, not '$DEADLINE'" >&2; exit 2
+fi
 # snarkjs/circom keys for cuda_prover_test, when a fixture tree travels (tests/interop/fixtures).
 if [[ -z ${CUZK_GPU_TEST_ZKEYS:-} && -d ${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtures} ]]; then
   CUZK_GPU_TEST_ZKEYS=$(find "${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtures}" -name circuit.zkey |
@@ -75,10 +85,17 @@ SUMMARY=$LOGS/summary.md
 START=$SECONDS
 declare -a PHASES=()
 FAILED=0
+INCOMPLETE=0
+DONE=0
 
 say() { printf '== %s\n' "$*"; }
-phase() { PHASES+=("| $1 | $2 | $3 s |"); }
-finish() {
+phase() {
+  PHASES+=("| $1 | $2 | $3 s |")
+  write_summary
+}
+
+# The summary as it stands, in $SUMMARY and (with the logs) in $COPY_TO.
+write_summary() {
   {
     echo "# cuzk gpu-check"
     echo
@@ -92,7 +109,7 @@ finish() {
       echo "commit: unknown (no .git here; set CUZK_COMMIT)"
     fi
     echo "device: ${DEVICE_LINE:-unknown}"
-    echo "mode: $MODE; total $((SECONDS - START)) s"
+    echo "mode: $MODE; total $((SECONDS - START)) s${DEADLINE:+ (deadline $DEADLINE s)}"
     echo
     echo "| phase | result | time |"
     echo "|---|---|---:|"
@@ -101,16 +118,79 @@ finish() {
       if [[ -s $LOGS/$t ]]; then echo; cat "$LOGS/$t"; fi
     done
     echo
-    if ((FAILED)); then echo "RESULT: FAIL (logs in $LOGS)"; else echo "RESULT: PASS"; fi
+    if ((FAILED)); then
+      echo "RESULT: FAIL (logs in $LOGS)"
+    elif ((INCOMPLETE)); then
+      echo "RESULT: INCOMPLETE (no failure; the deadline left steps out)"
+    elif ((DONE)); then
+      echo "RESULT: PASS"
+    else
+      echo "RESULT: still running"
+    fi
   } >"$SUMMARY"
-  echo
-  cat "$SUMMARY"
   if [[ -n $COPY_TO ]]; then
     mkdir -p "$COPY_TO" && cp "$SUMMARY" "$COPY_TO"/ 2>/dev/null
     # Logs go back as one archive (the device tool returns few files).
     tar -C "$LOGS" -czf "$COPY_TO/gpu-check-logs.tgz" . 2>/dev/null || true
   fi
-  exit $((FAILED ? 1 : 0))
+}
+
+finish() {
+  DONE=1
+  write_summary
+  echo
+  cat "$SUMMARY"
+  if ((FAILED)); then exit 1; elif ((INCOMPLETE)); then exit 3; else exit 0; fi
+}
+
+# step OWN CMD...: runs CMD under a time limit of OWN seconds, cut to what CUZK_GPU_DEADLINE
+# leaves (less RESERVE for the summary; KILL 10 s after the TERM). Returns CMD's status (124:
+# timed out). CUT says
+# whether the deadline rather than the step failed it: 1 when it timed out under a cut
+# limit, or when too little time was left to start it (it then returns 125).
+RESERVE=15
+CUT=0
+step() {
+  local own=$1 lim=$1 rc
+  shift
+  CUT=0
+  if [[ -n $DEADLINE ]]; then
+    local left=$((DEADLINE - SECONDS - RESERVE))
+    if ((left < 10)); then
+      CUT=1
+      return 125
+    fi
+    ((left < own)) && lim=$left
+  fi
+  timeout -k 10 "$lim" "$@"
+  rc=$?
+  ((rc == 137)) && rc=124  # killed after ignoring the TERM
+  ((rc == 124 && lim < own)) && CUT=1
+  return $rc
+}
+
+# Whether CUZK_GPU_DEADLINE (if set) leaves at least $1 seconds beyond the summary's reserve.
+enough_time() {
+  [[ -z $DEADLINE ]] || ((DEADLINE - SECONDS - RESERVE >= $1))
+}
+
+# After a step with status $1: RES is "ok", "not run (deadline)" or "cut (deadline)" (and
+# INCOMPLETE is set), or FAIL (and FAILED is set).
+verdict() {
+  if (($1 == 0)); then
+    RES=ok
+  elif ((CUT)); then
+    INCOMPLETE=1
+    if (($1 == 125)); then RES="not run (deadline)"; else RES="cut (deadline)"; fi
+  else
+    FAILED=1
+    RES=FAIL
+  fi
+}
+
+# A phase of several steps: FAIL if one failed, else incomplete if the deadline cut one, else ok.
+phase_result() {
+  if ((FAILED)); then echo FAIL; elif ((INCOMPLETE)); then echo "incomplete (deadline)"; else echo ok; fi
 }
 
 # --- build (here) ------------------------------------------------------------------
@@ -194,15 +274,18 @@ FAILED=0
 for x in "${GPU_TESTS[@]}"; do
   if [[ ! -x $BIN/$x ]]; then echo "| $x | - | not built | - |" >>"$LOGS/tests.md"; continue; fi
   t=$SECONDS
-  if CUZK_REQUIRE_GPU=1 timeout 400 "$BIN/$x" >"$LOGS/$x.log" 2>&1; then res=ok; else res=FAIL; FAILED=1; fi
+  step 400 env CUZK_REQUIRE_GPU=1 "$BIN/$x" >"$LOGS/$x.log" 2>&1
+  verdict $?
+  res=$RES
   cases=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$LOGS/$x.log" | tail -1)
   skipped=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) tests?.*/\1/p' "$LOGS/$x.log" | tail -1)
   [[ -n $skipped ]] && res="$res ($skipped skipped)"
   echo "| $x | ${cases:-0} | $res | $((SECONDS - t)) s |" >>"$LOGS/tests.md"
+  write_summary
   if [[ $res == FAIL* ]]; then grep -E "Failure|FAILED|error|Expected|Which is" "$LOGS/$x.log" | head -30; fi
 done
 grep -hE "CUZK_TEST_SEED=" "$LOGS"/cuda_*_test.log 2>/dev/null | head -1 | sed 's/^/   /'
-phase "device tests" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t_all))
+phase "device tests" "$(phase_result)" $((SECONDS - t_all))
 FAILED=$((FAILED | before))
 
 say "benchmarks"
@@ -218,7 +301,9 @@ for x in "${GPU_BENCHES[@]}"; do
       cuda_msm_bench) args=(--max-log 20 --runs 3) ;;
     esac
   fi
-  if timeout 400 "$BIN/$x" "${args[@]}" >"$LOGS/$x.log" 2>&1; then res=ok; else res=FAIL; FAILED=1; fi
+  step 400 "$BIN/$x" "${args[@]}" >"$LOGS/$x.log" 2>&1
+  verdict $?
+  res=$RES
   phase "$x" "$res" $((SECONDS - t))
   { echo "### $x"; grep -E '^(command|device):' "$LOGS/$x.log"; echo; grep -E '^\|' "$LOGS/$x.log"; echo; } >>"$LOGS/bench-table.md"
 done
@@ -241,8 +326,10 @@ if [[ -x $BIN/cuzk ]]; then
         log=$LOGS/proof-$curve-$lg-$backend.log
         runs=5
         [[ $backend == cpu && $lg -gt 20 ]] && runs=1
-        if ! timeout 300 "$BIN/cuzk" bench -n "$n" --curve "$curve" --backend "$backend" -r $runs >"$log" 2>&1; then
-          FAILED=1; echo "| $curve | 2^$lg | $backend | FAILED | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"; continue
+        step 300 "$BIN/cuzk" bench -n "$n" --curve "$curve" --backend "$backend" -r $runs >"$log" 2>&1
+        verdict $?
+        if [[ $RES != ok ]]; then
+          echo "| $curve | 2^$lg | $backend | $RES | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"; continue
         fi
         # median row: label upload wit->abc ntt/h A B1 B2 L H finalize total (ms)
         awk -v c="$curve" -v l="$lg" -v b="$backend" '$1 == "median" {
@@ -250,6 +337,7 @@ if [[ -x $BIN/cuzk ]]; then
               printf "| %s | 2^%s | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", c, l, b, $2, $3, $4, msm, $11 }' \
           "$log" >>"$LOGS/proofs.md"
         grep -q "all .* proofs verified" "$log" || { FAILED=1; echo "   $curve 2^$lg $backend: proofs not verified"; }
+        write_summary
       done
     done
   done
@@ -262,10 +350,10 @@ if [[ -x $BIN/cuzk ]]; then
         log=$LOGS/chain-$curve-$lg-$backend.log
         runs=3
         [[ $backend == cpu ]] && runs=1
-        if ! timeout 300 "$BIN/cuzk" bench --builtin chain -n "$n" --curve "$curve" --backend "$backend" -r $runs \
-            >"$log" 2>&1; then
-          FAILED=1; echo "| $curve chain | 2^$lg | $backend | FAILED | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"
-          continue
+        step 300 "$BIN/cuzk" bench --builtin chain -n "$n" --curve "$curve" --backend "$backend" -r $runs >"$log" 2>&1
+        verdict $?
+        if [[ $RES != ok ]]; then
+          echo "| $curve chain | 2^$lg | $backend | $RES | | | | see $(basename "$log") |" >>"$LOGS/proofs.md"; continue
         fi
         awk -v c="$curve chain" -v l="$lg" -v b="$backend" -v r="$runs" '$1 == "median" {
               gsub("ms", ""); msm = $5 + $6 + $7 + $8 + $9;
@@ -275,7 +363,7 @@ if [[ -x $BIN/cuzk ]]; then
       done
     done
   done
-  phase "whole proofs" "$( ((FAILED)) && echo FAIL || echo ok)" $((SECONDS - t))
+  phase "whole proofs" "$(phase_result)" $((SECONDS - t))
   FAILED=$((FAILED | before))
 fi
 
@@ -284,24 +372,31 @@ fi
 if [[ -n ${CUZK_GPU_DEVICE_KEY_LOGS:-} && -x $BIN/cuzk ]]; then
   say "keys built on the device"
   t=$SECONDS
-  res=ok
+  before=$FAILED
+  FAILED=0
   for lg in $CUZK_GPU_DEVICE_KEY_LOGS; do
     log=$LOGS/device-key-$lg.log
-    if ! timeout 540 "$BIN/cuzk" bench --key-on-device -n $(((1 << lg) - 5)) --curve bls12_381 --backend cuda -r 3 \
-        >"$log" 2>&1; then
-      res=FAIL; tail -5 "$log"
+    step 540 "$BIN/cuzk" bench --key-on-device -n $(((1 << lg) - 5)) --curve bls12_381 --backend cuda -r 3 >"$log" 2>&1
+    verdict $?
+    if [[ $RES == ok ]]; then
+      grep -q "all .* proofs verified" "$log" || FAILED=1
+    else
+      echo "   key on the device 2^$lg: $RES"; tail -5 "$log"
     fi
-    grep -q "all .* proofs verified" "$log" || res=FAIL
     { echo "### key built on the device, 2^$lg bls12_381"; echo '```'; grep -vE "^\s*$" "$log" | tail -14; echo '```'; } \
       >>"$LOGS/proofs.md"
   done
-  [[ $res == ok ]] || FAILED=1
-  phase "keys built on the device (2^${CUZK_GPU_DEVICE_KEY_LOGS// /, 2^} bls12_381, 3 proofs each)" "$res" $((SECONDS - t))
+  phase "keys built on the device (2^${CUZK_GPU_DEVICE_KEY_LOGS// /, 2^} bls12_381, 3 proofs each)" "$(phase_result)" \
+    $((SECONDS - t))
+  FAILED=$((FAILED | before))
 fi
 
 # The daemon on the GPU: a stream of demo proofs from 4 concurrent clients, every proof
 # verified by the daemon before it answers; VRAM before and after from its status.
-if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
+if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]] && ! enough_time 90; then
+  INCOMPLETE=1
+  phase "daemon" "not run (deadline)" 0
+elif [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
   say "daemon"
   t=$SECONDS
   run=$(mktemp -d)
@@ -313,18 +408,17 @@ if [[ -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
     kill -0 $dpid 2>/dev/null || break
     sleep 0.1
   done
-  res=ok
-  if ! timeout 240 "$BIN/cuzk" bench --daemon "$run/cuzk.sock" --circuit demo -n $(((1 << lg) - 5)) --curve bls12_381 \
-      --count 16 --concurrency 4 >"$LOGS/daemon-bench.log" 2>&1; then
-    res=FAIL
-  fi
+  step 240 "$BIN/cuzk" bench --daemon "$run/cuzk.sock" --circuit demo -n $(((1 << lg) - 5)) --curve bls12_381 \
+    --count 16 --concurrency 4 >"$LOGS/daemon-bench.log" 2>&1
+  verdict $?
+  res=$RES
   "$BIN/cuzk" client --daemon "$run/cuzk.sock" status >"$LOGS/daemon-status.log" 2>&1 || res=FAIL
   # The demo key's points are resident on the GPU, and the status says so (its tier there).
   grep -q "^key demo: .*on cuda:0 device" "$LOGS/daemon-status.log" || res=FAIL
   kill -TERM $dpid 2>/dev/null
   wait $dpid || res=FAIL
   rm -rf "$run"
-  [[ $res == ok ]] || FAILED=1
+  [[ $res == ok || $res == "cut (deadline)" ]] || FAILED=1
   phase "daemon (2^$lg bls12_381, 16 proofs, 4 clients)" "$res" $((SECONDS - t))
   { echo "### daemon"; echo '```'; tail -12 "$LOGS/daemon-bench.log"; cat "$LOGS/daemon-status.log"; echo '```'; } >>"$LOGS/proofs.md"
 fi
@@ -335,12 +429,12 @@ fi
 if [[ -n ${CUZK_GPU_DAEMON_STREAM:-} && -x $BIN/cuzk-daemon && -x $BIN/cuzk ]]; then
   say "daemon stream"
   t=$SECONDS
-  res=ok
   # env: PHASES is also this script's own array of phase rows.
-  env PHASES="${CUZK_GPU_DAEMON_PHASES:-w2 w1 replay lost}" STREAM_LOG="$CUZK_GPU_DAEMON_STREAM" timeout 480 \
-    "$ROOT/scripts/gpu-daemon-bench.sh" "$BIN" "$LOGS/daemon-stream" \
-    >"$LOGS/daemon-stream.log" 2>&1 || res=FAIL
-  [[ $res == ok ]] || { FAILED=1; tail -5 "$LOGS/daemon-stream.log"; }
+  step 480 env PHASES="${CUZK_GPU_DAEMON_PHASES:-w2 w1 replay lost}" STREAM_LOG="$CUZK_GPU_DAEMON_STREAM" \
+    "$ROOT/scripts/gpu-daemon-bench.sh" "$BIN" "$LOGS/daemon-stream" >"$LOGS/daemon-stream.log" 2>&1
+  verdict $?
+  res=$RES
+  [[ $res == ok ]] || tail -5 "$LOGS/daemon-stream.log"
   phase "daemon stream (2^$CUZK_GPU_DAEMON_STREAM, 2 vs 1 workers, CRITICAL probe)" "$res" $((SECONDS - t))
   cat "$LOGS/daemon-stream.log" >>"$LOGS/proofs.md"
 fi
