@@ -15,6 +15,10 @@
 //
 // Requirements (asserted by Fp): p odd, p < 2^(64N - 1) (a spare top bit), so every
 // intermediate sum below fits its words and the result of the interleaved product is < 2p.
+//
+// The host model (CUZK_FP_CUDA_HOST_MODEL, tests/ff/fp_cuda_model_test.cpp): the same code
+// compiled for the host, each PTX instruction below replaced by C++ with an explicit carry
+// flag, so that CI (no GPU) checks these algorithms' carry chains against the host field.
 #pragma once
 
 #include <cstddef>
@@ -22,25 +26,30 @@
 
 #include "ff/bigint.hpp"
 
-#if !defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__)
+#define CUZK_FP_CUDA_FN __device__ __forceinline__
+#elif defined(CUZK_FP_CUDA_HOST_MODEL)
+#define CUZK_FP_CUDA_FN inline
+#else
 #error "ff/fp_cuda.hpp is device code: include ff/fp.hpp instead"
 #endif
 
 namespace cuzk::ff::cuda_fp {
 
+#if defined(__CUDA_ARCH__)
 // One PTX instruction each. The condition code (CC.CF) lives between consecutive calls: the
 // volatile statements keep their order, and nothing nvcc emits between them touches CC.
-#define CUZK_FP_CUDA_OP(name, insn)                                  \
-  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) { \
-    uint32_t r;                                                      \
-    asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));    \
-    return r;                                                        \
+#define CUZK_FP_CUDA_OP(name, insn)                               \
+  CUZK_FP_CUDA_FN uint32_t name(uint32_t a, uint32_t b) {         \
+    uint32_t r;                                                   \
+    asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); \
+    return r;                                                     \
   }
-#define CUZK_FP_CUDA_MAD(name, insn)                                             \
-  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) { \
-    uint32_t r;                                                                  \
-    asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));    \
-    return r;                                                                    \
+#define CUZK_FP_CUDA_MAD(name, insn)                                          \
+  CUZK_FP_CUDA_FN uint32_t name(uint32_t a, uint32_t b, uint32_t c) {         \
+    uint32_t r;                                                               \
+    asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); \
+    return r;                                                                 \
   }
 CUZK_FP_CUDA_OP(add_cc, "add.cc.u32")
 CUZK_FP_CUDA_OP(addc_cc, "addc.cc.u32")
@@ -55,15 +64,53 @@ CUZK_FP_CUDA_MAD(madc_hi, "madc.hi.u32")
 #undef CUZK_FP_CUDA_OP
 #undef CUZK_FP_CUDA_MAD
 
+CUZK_FP_CUDA_FN uint32_t umulhi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+#else
+// The host model: PTX's semantics with CC.CF as a variable. `.cc` writes it; `c` (addc,
+// subc, madc) reads it: a carry for additions, a borrow for subtractions (a - b - CF).
+inline thread_local uint32_t model_cf = 0;
+
+inline uint32_t model_add(uint64_t sum, bool write) {
+  if (write) model_cf = uint32_t(sum >> 32);
+  return uint32_t(sum);
+}
+inline uint32_t model_sub(uint32_t a, uint32_t b, uint32_t borrow, bool write) {
+  const uint64_t d = uint64_t(a) - b - borrow;
+  if (write) model_cf = uint32_t(d >> 63);  // 1 when it borrowed
+  return uint32_t(d);
+}
+inline uint64_t model_mul(uint32_t a, uint32_t b) { return uint64_t(a) * b; }
+
+inline uint32_t add_cc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b, true); }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_cf, true); }
+inline uint32_t addc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_cf, false); }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) { return model_sub(a, b, 0, true); }
+inline uint32_t subc_cc(uint32_t a, uint32_t b) { return model_sub(a, b, model_cf, true); }
+inline uint32_t subc(uint32_t a, uint32_t b) { return model_sub(a, b, model_cf, false); }
+inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  return model_add(uint64_t(uint32_t(model_mul(a, b))) + c, true);
+}
+inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  return model_add(uint64_t(uint32_t(model_mul(a, b))) + c + model_cf, true);
+}
+inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  return model_add((model_mul(a, b) >> 32) + c + model_cf, true);
+}
+inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
+  return model_add((model_mul(a, b) >> 32) + c + model_cf, false);
+}
+inline uint32_t umulhi(uint32_t a, uint32_t b) { return uint32_t(model_mul(a, b) >> 32); }
+#endif
+
 // Word j (32 bits) of a multi-limb integer; constant-folded for constant x and j.
 template <size_t N>
-__device__ __forceinline__ constexpr uint32_t word(const BigInt<N>& x, size_t j) {
+CUZK_FP_CUDA_FN constexpr uint32_t word(const BigInt<N>& x, size_t j) {
   return uint32_t(x.limb[j / 2] >> (32 * (j % 2)));
 }
 
 // Word j of K·p, K = 1 or 2 (every field here has a spare bit, so 2p fits the words).
 template <class P, unsigned K>
-__device__ __forceinline__ constexpr uint32_t multiple_word(size_t j) {
+CUZK_FP_CUDA_FN constexpr uint32_t multiple_word(size_t j) {
   static_assert(K == 1 || K == 2);
   constexpr BigInt<P::N> p = P::MODULUS;
   if constexpr (K == 1) return word(p, j);
@@ -71,7 +118,7 @@ __device__ __forceinline__ constexpr uint32_t multiple_word(size_t j) {
 }
 
 template <size_t N>
-__device__ __forceinline__ void to_words(const BigInt<N>& x, uint32_t* w) {
+CUZK_FP_CUDA_FN void to_words(const BigInt<N>& x, uint32_t* w) {
 #pragma unroll
   for (size_t i = 0; i < N; ++i) {
     w[2 * i] = uint32_t(x.limb[i]);
@@ -80,7 +127,7 @@ __device__ __forceinline__ void to_words(const BigInt<N>& x, uint32_t* w) {
 }
 
 template <size_t N>
-__device__ __forceinline__ BigInt<N> from_words(const uint32_t* w) {
+CUZK_FP_CUDA_FN BigInt<N> from_words(const uint32_t* w) {
   BigInt<N> x;
 #pragma unroll
   for (size_t i = 0; i < N; ++i) x.limb[i] = (uint64_t(w[2 * i + 1]) << 32) | w[2 * i];
@@ -89,18 +136,18 @@ __device__ __forceinline__ BigInt<N> from_words(const uint32_t* w) {
 
 // acc[j..j+1] = a[j] * b for j = 0, 2, ..., n-2 (no carries involved).
 template <size_t n>
-__device__ __forceinline__ void mul_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
+CUZK_FP_CUDA_FN void mul_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
 #pragma unroll
   for (size_t j = 0; j < n; j += 2) {
     acc[j] = a[j] * b;
-    acc[j + 1] = __umulhi(a[j], b);
+    acc[j + 1] = umulhi(a[j], b);
   }
 }
 
 // acc[0..n) += a[j] * b for j = 0, 2, ..., n-2, one carry chain; leaves the carry out of
 // acc[n-1] in CC for the caller's next instruction.
 template <size_t n>
-__device__ __forceinline__ void mad_pairs_cc(uint32_t* acc, const uint32_t* a, uint32_t b) {
+CUZK_FP_CUDA_FN void mad_pairs_cc(uint32_t* acc, const uint32_t* a, uint32_t b) {
   acc[0] = mad_lo_cc(a[0], b, acc[0]);
   acc[1] = madc_hi_cc(a[0], b, acc[1]);
 #pragma unroll
@@ -126,7 +173,7 @@ struct Modulus {
 // p's even words at p_even[0, 2, ...], its odd words at p_odd[0, 2, ...]: the layout that
 // mad_pairs_cc reads (immediates after unrolling).
 template <class P>
-__device__ __forceinline__ void modulus_words(uint32_t* p_even, uint32_t* p_odd) {
+CUZK_FP_CUDA_FN void modulus_words(uint32_t* p_even, uint32_t* p_odd) {
   constexpr BigInt<P::N> p = P::MODULUS;
 #pragma unroll
   for (size_t j = 0; j < 2 * P::N; ++j) {
@@ -146,7 +193,7 @@ __device__ __forceinline__ void modulus_words(uint32_t* p_even, uint32_t* p_odd)
 // the previous row's E, whose word 1 is folded into E[0] here and whose words 2.. shift
 // down two places while the odd products are added.
 template <class P, bool kFirst>
-__device__ __forceinline__ void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32_t b) {
+CUZK_FP_CUDA_FN void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32_t b) {
   constexpr size_t n = Modulus<P>::n;
   if constexpr (kFirst) {
     mul_pairs<n>(E, a, b);
@@ -175,7 +222,7 @@ __device__ __forceinline__ void mul_row(uint32_t* E, uint32_t* O, const uint32_t
 
 // r = x - p if that does not borrow, else x (x < 2p).
 template <class P>
-__device__ __forceinline__ void final_sub(uint32_t* r) {
+CUZK_FP_CUDA_FN void final_sub(uint32_t* r) {
   constexpr size_t n = Modulus<P>::n;
   constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t t[n];
@@ -191,11 +238,11 @@ __device__ __forceinline__ void final_sub(uint32_t* r) {
 // or p, below x y 2^(-64N) + p, for y < p and x + p < 2^(64N) (the accumulator, n words and
 // a carry the words drop, stays below x + p); < 2p for x < 4p where 5p < 2^(64N).
 template <class P>
-__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
+CUZK_FP_CUDA_FN void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
 
 // a * b * 2^(-64N) mod p, fully reduced.
 template <class P>
-__device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t X[n];
   mont_mul_words<P>(x, y, X);
@@ -207,7 +254,7 @@ __device__ __forceinline__ BigInt<P::N> mont_mul(const BigInt<P::N>& x, const Bi
 // ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x + p < 2^(64N): x < 4p where
 // 5p < 2^(64N) (kLazyProducts, BN254's Fr), x < 1.2p only for BLS12-381's Fr.
 template <class P>
-__device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t X[n];
   mont_mul_words<P>(x, y, X);
@@ -215,7 +262,7 @@ __device__ __forceinline__ BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, con
 }
 
 template <class P>
-__device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X) {
+CUZK_FP_CUDA_FN void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
   to_words(x, a);
@@ -240,7 +287,7 @@ __device__ __forceinline__ void mont_mul_words(const BigInt<P::N>& x, const BigI
 // high half added. REDC(W_lo) <= p and W_hi < p, so one final subtraction suffices.
 // kLazy: without it, in [0, 2p) (below W 2^(-64N) + p).
 template <class P, bool kLazy = false>
-__device__ __forceinline__ BigInt<P::N> redc_wide(const uint32_t* W) {
+CUZK_FP_CUDA_FN BigInt<P::N> redc_wide(const uint32_t* W) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t p_even[n], p_odd[n - 1];
   modulus_words<P>(p_even, p_odd);
@@ -287,13 +334,13 @@ __device__ __forceinline__ BigInt<P::N> redc_wide(const uint32_t* W) {
 // position is even and in OD when odd; the odd-j chain ends in two fresh words, which take
 // the even-j chain's carry.
 template <size_t n>
-__device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, uint32_t* W) {
+CUZK_FP_CUDA_FN void mul_wide(const uint32_t* a, const uint32_t* b, uint32_t* W) {
   uint32_t EV[2 * n], OD[2 * n];
 #pragma unroll
   for (size_t j = 0; j < n; ++j) {
     uint32_t* w = (j % 2 == 0) ? EV : OD;
     w[j] = a[j] * b[0];
-    w[j + 1] = __umulhi(a[j], b[0]);
+    w[j + 1] = umulhi(a[j], b[0]);
   }
 #pragma unroll
   for (size_t i = 1; i < n; ++i) {
@@ -334,8 +381,8 @@ __device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, u
 // 4p < 2^(64N), so W stays in [0, p·2^(64N)) and REDC(W) < 4p^2 2^(-64N) + p < 2p where
 // 8p < 2^(64N)).
 template <class P, bool kLazy = false>
-__device__ __forceinline__ BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y,
-                                                     const BigInt<P::N>& u, const BigInt<P::N>& v) {
+CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y, const BigInt<P::N>& u,
+                                          const BigInt<P::N>& v) {
   constexpr size_t n = Modulus<P>::n;
   constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n], W[2 * n], T[2 * n];
@@ -369,8 +416,8 @@ template <class P>
 constexpr bool kLazyFp2 = P::MODULUS.limb[P::N - 1] < 0x1fffffffffffffffull;  // 8p < 2^(64N)
 
 template <class P, bool kLazy = false>
-__device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::N>& x1, const BigInt<P::N>& y0,
-                                        const BigInt<P::N>& y1, BigInt<P::N>& z0, BigInt<P::N>& z1) {
+CUZK_FP_CUDA_FN void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::N>& x1, const BigInt<P::N>& y0,
+                             const BigInt<P::N>& y1, BigInt<P::N>& z0, BigInt<P::N>& z1) {
   static_assert(!kLazy || kLazyFp2<P>, "lazy Fp2 products need 8p < 2^(64N)");
   constexpr size_t n = Modulus<P>::n;
   constexpr BigInt<P::N> p = P::MODULUS;
@@ -412,7 +459,7 @@ __device__ __forceinline__ void fp2_mul(const BigInt<P::N>& x0, const BigInt<P::
 // (about a third fewer multiplications than mont_mul), then a separate Montgomery reduction.
 // kLazy: x and the result in [0, 2p), where 8p < 2^(64N) (x^2 < 4p^2 < p·2^(64N)).
 template <class P, bool kLazy = false>
-__device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
+CUZK_FP_CUDA_FN BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n];
   to_words(x, a);
@@ -426,7 +473,7 @@ __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
   for (size_t j = 1; j < n; ++j) {
     uint32_t* w = (j % 2 == 0) ? EV : OD;
     w[j] = a[0] * a[j];
-    w[j + 1] = __umulhi(a[0], a[j]);
+    w[j + 1] = umulhi(a[0], a[j]);
   }
 #pragma unroll
   for (size_t i = 1; i + 1 < n; ++i) {
@@ -436,7 +483,7 @@ __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
     const size_t j_even = (i % 2 == 0) ? i + 2 : i + 1;
     if (j_odd == n - 1) {
       top[i + n - 1] = a[i] * a[n - 1];
-      top[i + n] = __umulhi(a[i], a[n - 1]);
+      top[i + n] = umulhi(a[i], a[n - 1]);
     } else {
       top[i + j_odd] = mad_lo_cc(a[i], a[j_odd], top[i + j_odd]);
       top[i + j_odd + 1] = madc_hi_cc(a[i], a[j_odd], top[i + j_odd + 1]);
@@ -474,7 +521,7 @@ __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
   for (size_t q = 2; q + 1 < 2 * n; ++q) W[q] = addc_cc(W[q], W[q]);
   W[2 * n - 1] = addc(W[2 * n - 1], W[2 * n - 1]);
   W[0] = a[0] * a[0];
-  W[1] = add_cc(W[1], __umulhi(a[0], a[0]));
+  W[1] = add_cc(W[1], umulhi(a[0], a[0]));
 #pragma unroll
   for (size_t i = 1; i + 1 < n; ++i) {
     W[2 * i] = madc_lo_cc(a[i], a[i], W[2 * i]);
@@ -488,7 +535,7 @@ __device__ __forceinline__ BigInt<P::N> mont_sqr(const BigInt<P::N>& x) {
 
 // (x + y) mod p for x, y < p (2p < 2^(64N): the sum has no carry out).
 template <class P>
-__device__ __forceinline__ BigInt<P::N> mod_add(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> mod_add(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
   to_words(x, a);
@@ -504,7 +551,7 @@ __device__ __forceinline__ BigInt<P::N> mod_add(const BigInt<P::N>& x, const Big
 // (x - y) mod K·p for x, y < K·p: the difference, plus K·p when it borrowed (the carry out
 // cancels the borrow).
 template <class P, unsigned K>
-__device__ __forceinline__ BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
   to_words(x, a);
@@ -522,13 +569,13 @@ __device__ __forceinline__ BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const
 
 // (x - y) mod p for x, y < p.
 template <class P>
-__device__ __forceinline__ BigInt<P::N> mod_sub(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> mod_sub(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   return sub_wrapped<P, 1>(x, y);
 }
 
 // x - p if that does not borrow, else x: [0, 2p) -> [0, p).
 template <class P>
-__device__ __forceinline__ BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
+CUZK_FP_CUDA_FN BigInt<P::N> reduce_once(const BigInt<P::N>& x) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n];
   to_words(x, a);
@@ -548,7 +595,7 @@ constexpr bool kLazyProducts = P::MODULUS.limb[P::N - 1] < 0x3333333333333333ull
 // (x + y) mod 2p for x, y < 2p, in [0, 2p). Without two spare bits the sum may carry out of
 // the words: then it is at least 2^(64N) > 2p, and the difference below is the result.
 template <class P>
-__device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n], t[n];
   to_words(x, a);
@@ -575,7 +622,7 @@ __device__ __forceinline__ BigInt<P::N> add_lazy(const BigInt<P::N>& x, const Bi
 // x - y + 2p for x, y < 2p, in (0, 4p): no reduction (mont_mul_lazy takes it). Needs two
 // spare bits.
 template <class P>
-__device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   static_assert(kTwoSpareBits<P>, "x - y + 2p may not fit the words");
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n];
@@ -594,7 +641,7 @@ __device__ __forceinline__ BigInt<P::N> sub_plus_2p(const BigInt<P::N>& x, const
 
 // (x - y) mod 2p for x, y < 2p, in [0, 2p).
 template <class P>
-__device__ __forceinline__ BigInt<P::N> sub_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
+CUZK_FP_CUDA_FN BigInt<P::N> sub_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   return sub_wrapped<P, 2>(x, y);
 }
 
