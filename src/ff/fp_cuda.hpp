@@ -170,6 +170,29 @@ struct Modulus {
   static constexpr uint32_t M0 = neg_inv32(uint32_t(P::MODULUS.limb[0]));  // -p^-1 mod 2^32
 };
 
+// Where p = 1 mod 2^32 (M0 = 2^32 - 1; of the fields here only BLS12-381's Fr), ptxas compiles
+// a Montgomery step's m = t·M0 as a negation and then splits each of its word products m·p[j]
+// into two instructions (IMAD.X + IMAD.HI.U32.X) instead of one IMAD.WIDE.U32.X: 25% more
+// instructions a product than BN254's. CUZK_FP_CUDA_OPAQUE_M0=1 reads M0 from constant memory
+// instead, opaque to ptxas, and the product compiles to BN254's instruction mix. Off until a
+// device has timed it (BENCHMARKS.md, "BLS12-381's Fr product"); other fields are unaffected.
+#ifndef CUZK_FP_CUDA_OPAQUE_M0
+#define CUZK_FP_CUDA_OPAQUE_M0 0
+#endif
+#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_OPAQUE_M0
+template <class P>
+__constant__ uint32_t kM0 = Modulus<P>::M0;
+#endif
+
+// m = t·M0 for the accumulator's low word t: the multiple of p that clears that word.
+template <class P>
+CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
+#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_OPAQUE_M0
+  if constexpr (Modulus<P>::M0 == 0xffffffffu) return t * kM0<P>;
+#endif
+  return t * Modulus<P>::M0;
+}
+
 // p's even words at p_even[0, 2, ...], its odd words at p_odd[0, 2, ...]: the layout that
 // mad_pairs_cc reads (immediates after unrolling).
 template <class P>
@@ -211,7 +234,7 @@ CUZK_FP_CUDA_FN void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32
     O[n - 1] = addc(O[n - 1], 0);
   }
   // m makes the accumulator divisible by 2^32; E[0] is the accumulator's whole low word.
-  const uint32_t m = E[0] * Modulus<P>::M0;
+  const uint32_t m = montgomery_m<P>(E[0]);
   uint32_t p_even[n], p_odd[n - 1];
   modulus_words<P>(p_even, p_odd);
   // The odd chain's carry out is zero: O alone never exceeds the accumulator, < 2^(32(n+1)).
@@ -300,11 +323,11 @@ CUZK_FP_CUDA_FN BigInt<P::N> redc_wide(const uint32_t* W) {
     uint32_t* O = (k % 2 == 0) ? Y : X;
     uint32_t m;
     if (k == 0) {
-      m = E[0] * Modulus<P>::M0;
+      m = montgomery_m<P>(E[0]);
       mul_pairs<n>(O, p_odd, m);
     } else {
       E[0] = add_cc(E[0], O[1]);
-      m = E[0] * Modulus<P>::M0;
+      m = montgomery_m<P>(E[0]);
 #pragma unroll
       for (size_t j = 0; j + 2 < n; j += 2) {
         O[j] = madc_lo_cc(p_odd[j], m, O[j + 2]);
