@@ -12,7 +12,8 @@
 # and `cuzk` (which needs CLI11) is built only where CLI11 is found.
 #
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_GPU_PACK (default
-# <repo>/.carry/gpu), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
+# <repo>/.carry/gpu), CUZK_GPU_CMAKE_FLAGS (more CMake flags for a variant build, e.g.
+# "-DCMAKE_CUDA_FLAGS=-DCUZK_FP_CUDA_OPAQUE_M0=1"; the pack's COMMIT names them), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
 # CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the
 # commit to print; wins over git, whose view of a copied tree may be stale),
 # CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark
@@ -200,6 +201,8 @@ build_and_pack() {
     say "nvcc not found"; phase tools "FAIL: no nvcc" 0; FAILED=1; finish
   fi
   local gen=(-G "Unix Makefiles") gtest=() apps=OFF
+  local extra=()
+  read -r -a extra <<<"${CUZK_GPU_CMAKE_FLAGS:-}"
   command -v ninja >/dev/null && gen=(-G Ninja)
   if ! [[ -f /usr/include/gtest/gtest.h || -f /usr/local/include/gtest/gtest.h ]] && [[ -f $GTEST_SRC/CMakeLists.txt ]]; then
     gtest=(-DCUZK_GTEST_SOURCE_DIR="$GTEST_SRC")
@@ -208,7 +211,7 @@ build_and_pack() {
   say "configure ($BUILD)"
   local t=$SECONDS
   if cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_CUDA_ARCH="$ARCH" \
-      -DCUZK_BENCH=OFF -DCUZK_APPS=$apps -DCUZK_TESTS=ON "${gtest[@]}" >"$LOGS/configure.log" 2>&1; then
+      -DCUZK_BENCH=OFF -DCUZK_APPS=$apps -DCUZK_TESTS=ON "${gtest[@]}" "${extra[@]}" >"$LOGS/configure.log" 2>&1; then
     phase configure ok $((SECONDS - t))
   else
     tail -40 "$LOGS/configure.log"; phase configure FAIL $((SECONDS - t)); FAILED=1; finish
@@ -242,6 +245,7 @@ build_and_pack() {
   done
   git -C "$ROOT" rev-parse --short HEAD >"$PACK/COMMIT" 2>/dev/null || true
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "$(cat "$PACK/COMMIT") + local changes" >"$PACK/COMMIT"
+  [[ -z ${CUZK_GPU_CMAKE_FLAGS:-} ]] || echo "$(cat "$PACK/COMMIT") with $CUZK_GPU_CMAKE_FLAGS" >"$PACK/COMMIT"
   # xz -9: its 64 MiB dictionary spans several binaries, which carry the same kernels (the
   # device tool takes 64 MiB for everything carried: gzip 65 MB at 6bf1292, xz -6 65 MB, xz -9 24 MB).
   rm -f "$PACK.tgz"
