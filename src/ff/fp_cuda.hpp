@@ -179,16 +179,11 @@ struct Modulus {
 #ifndef CUZK_FP_CUDA_OPAQUE_M0
 #define CUZK_FP_CUDA_OPAQUE_M0 0
 #endif
-#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_OPAQUE_M0
-template <class P>
-__constant__ uint32_t kM0 = Modulus<P>::M0;
-#endif
-
 // m = t·M0 for the accumulator's low word t: the multiple of p that clears that word.
 template <class P>
 CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
 #if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_OPAQUE_M0
-  if constexpr (Modulus<P>::M0 == 0xffffffffu) return t * kM0<P>;
+  if constexpr (Modulus<P>::M0 == 0xffffffffu) return t * kOpaqueM0;  // declared in ff/fp.hpp
 #endif
   return t * Modulus<P>::M0;
 }
