@@ -2,16 +2,9 @@
 # scripts/gpu-ab.sh on two stand-in packs (no GPU): runs alternate A B A B, each run's table rows
 # land under its label with the pack's COMMIT line, a failing run fails the whole (the rest still
 # run), and bad use (a program missing from a pack, a bad --rounds) exits 2.
-set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 AB=$ROOT/scripts/gpu-ab.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 
 # A pack: a folder with COMMIT and a program `bench` that logs its call and prints a table row.
 mkpack() {  # mkpack NAME COMMIT EXIT
@@ -45,8 +38,4 @@ grep -q '^## A, round 1: FAIL (exit 3)' "$work/out2/summary.md" || fail "the fai
 "$AB" --rounds 0 "$work/a/pack" "$work/b.tgz" -- bench >/dev/null 2>&1
 (($? == 2)) || fail "--rounds 0: not exit 2"
 
-if ((fails)); then
-  echo "gpu_ab_test: $fails failure(s)"
-  exit 1
-fi
-echo "gpu_ab_test: ok"
+finish gpu_ab_test

@@ -4,17 +4,9 @@
 # exit status (PASS 0, FAIL 1, INCOMPLETE 3, bad CUZK_GPU_DEADLINE 2), that CUZK_GPU_DEADLINE
 # cuts a step that would overrun it and leaves the later ones out, and that the summary
 # reaches CUZK_GPU_CHECK_OUT while the run is still going.
-set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CHECK=$ROOT/scripts/gpu-check.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 
 # pack NAME=BODY...: a packed tree whose programs run BODY (a shell command line).
 pack() {
@@ -97,8 +89,4 @@ run "$(pack cuda_runtime_test="$ok")" CUZK_GPU_DEADLINE=9m
 grep -q "CUZK_GPU_DEADLINE must be a whole number of seconds" "$work/log" || fail "no clear error for CUZK_GPU_DEADLINE=9m"
 [[ ! -e $OUTDIR/summary.md ]] || fail "a summary was written for a refused deadline"
 
-if ((fails)); then
-  echo "gpu_check_test: $fails failure(s)"
-  exit 1
-fi
-echo "gpu_check_test: ok"
+finish gpu_check_test
