@@ -96,7 +96,6 @@ std::vector<typename F::Int> operands(std::mt19937_64& rng) {
 template <class F>
 class FpCudaModel : public testing::Test {
  protected:
-  using P = typename F::Params;
   using Int = typename F::Int;
 
   void SetUp() override {
