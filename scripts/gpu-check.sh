@@ -13,7 +13,8 @@
 #
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_GPU_PACK (default
 # <repo>/.carry/gpu), CUZK_GPU_CMAKE_FLAGS (more CMake flags for a variant build, e.g.
-# "-DCMAKE_CUDA_FLAGS=-DCUZK_FP_CUDA_OPAQUE_M0=1"; the pack's COMMIT names them), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
+# "-DCUZK_CUDA_DEFINES=CUZK_FP_CUDA_OPAQUE_M0=1;CUZK_MSM_G1_BLOCKS=4", split at spaces; the
+# pack's COMMIT names them), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
 # CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the
 # commit to print; wins over git, whose view of a copied tree may be stale),
 # CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark

@@ -11,7 +11,8 @@
 #   --kernels RE    only kernels whose demangled name matches RE (grep -E)
 #   -DNAME[=VALUE]  passed to nvcc (both trees)
 #
-# Columns: registers and spill bytes (stores + loads) from `ptxas -v`; SASS instructions in all,
+# Columns: registers and spill bytes (stores + loads) from `ptxas -v` (the kernel's own, then
+# "+N" for the out-of-line functions it calls, compiled for it); SASS instructions in all,
 # then by kind: IMAD (every IMAD form: .WIDE, .HI, .X), IADD3, LOP3 + SHF (logic and shifts),
 # memory (LDG/STG/LDS/STS/LDL/STL and the like). Counts are static (each instruction once, loops
 # not unrolled further), so they compare two builds of one kernel; they are not timings.
@@ -92,7 +93,12 @@ stats() {
   awk '
     FNR == 1 { file++ }
     file == 1 && /Compiling entry function/ { match($0, /\x27[^\x27]+\x27/); k = substr($0, RSTART + 1, RLENGTH - 2) }
-    file == 1 && /spill stores/ { spill[k] = $5 + $9 }
+    file == 1 && /Function properties for/ { fn = $NF }
+    file == 1 && /spill stores/ {
+      b = $5 + $9
+      if (fn == k) spill[k] = b  # the kernel itself
+      else if (b > 0) callee[k] += b  # a function it calls (out of line), compiled for it
+    }
     file == 1 && /Used [0-9]+ registers/ { for (i = 1; i <= NF; i++) if ($i == "Used") regs[k] = $(i + 1) }
     file == 2 && /^\.text\./ { cur = substr($1, 7); sub(/:$/, "", cur); order[++n] = cur; next }
     file == 2 && cur != "" && /^ +\/\*[0-9a-f]+\*\/ / {
@@ -107,7 +113,8 @@ stats() {
     END {
       for (i = 1; i <= n; i++) {
         k = order[i]
-        printf "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", k, (k in regs ? regs[k] : "?"), (k in spill ? spill[k] : "?"),
+        sp = (k in spill ? spill[k] : "?") (callee[k] > 0 ? "+" callee[k] : "")
+        printf "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", k, (k in regs ? regs[k] : "?"), sp,
           total[k], imad[k], iadd[k], logic[k], mem[k]
       }
     }' "$1.ptxas" "$1.sass" |

@@ -139,10 +139,21 @@ inline size_t first_partials_bound(size_t entries) {
 }
 
 // Blocks per SM the accumulation kernels are compiled for. Measured on the H200 with the
-// 32-bit-word field product: 3 (168 registers) beat the compiler's choice on BLS12-381 G1
+// products inlined (7ca247e): 3 (168 registers) beat the compiler's choice on BLS12-381 G1
 // by ~3%; on G2 and on BN254 the compiler's own choice was fastest (G2 with 4: 20% slower).
+//
+// CUZK_MSM_G1_BLOCKS=N compiles both G1 groups' for N blocks instead, to time it (a G2 group
+// is unaffected: at 3 blocks its level 1 spills ~2.9 KB a thread). With the products out of
+// line (ec48467 on) ptxas fits level 1 into 4 blocks: BLS12-381 G1 128 registers with a
+// 64-byte stack frame (168 and none at 3), BN254 G1 128 and none (142 at its own choice, 3
+// blocks); not yet timed on the device (BENCHMARKS.md, "Level 1 at four blocks per SM").
+#ifndef CUZK_MSM_G1_BLOCKS
+#define CUZK_MSM_G1_BLOCKS 0
+#endif
 template <class G>
 constexpr int accumulate_min_blocks() {
+  constexpr bool g2 = requires(typename G::Base b) { b.c1; };
+  if constexpr (CUZK_MSM_G1_BLOCKS > 0 && !g2) return CUZK_MSM_G1_BLOCKS;
   return sizeof(typename G::Base) == 48 ? 3 : 1;
 }
 
