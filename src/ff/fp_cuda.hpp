@@ -253,8 +253,10 @@ CUZK_FP_CUDA_FN void final_sub(uint32_t* r) {
 }
 
 // The interleaved product's words before the final subtraction: x y 2^(-64N) mod p plus 0
-// or p, below x y 2^(-64N) + p, for y < p and x + p < 2^(64N) (the accumulator, n words and
-// a carry the words drop, stays below x + p); < 2p for x < 4p where 5p < 2^(64N).
+// or p, below x y 2^(-64N) + p, for x + p < 2^(64N) and any y of the words (the accumulator,
+// n words and a carry the words drop, stays below x + p: after row i it is (x (y mod
+// 2^(32(i+1))) + M p) / 2^(32(i+1)) with M < 2^(32(i+1))). Below 2p where x y < p 2^(64N): x < 4p
+// and y < p where 5p < 2^(64N), or x < p and y < 2p (every field here: 2p < 2^(64N)).
 template <class P>
 CUZK_FP_CUDA_FN void mont_mul_words(const BigInt<P::N>& x, const BigInt<P::N>& y, uint32_t* X);
 
@@ -269,8 +271,9 @@ CUZK_FP_CUDA_FN BigInt<P::N> mont_mul(const BigInt<P::N>& x, const BigInt<P::N>&
 }
 
 // Lazy reduction, where values may lie in [0, 2p) between steps (Harvey's NTT butterflies;
-// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x + p < 2^(64N): x < 4p where
-// 5p < 2^(64N) (kLazyProducts, BN254's Fr), x < 1.2p only for BLS12-381's Fr.
+// ntt_pass.hpp): x y 2^(-64N) mod p in [0, 2p), for y < p and x < 4p where 5p < 2^(64N)
+// (kLazyProducts, BN254's Fr; for BLS12-381's Fr x < 1.2p only), or for x < p and y < 2p in
+// every field here (the lazy operand second).
 template <class P>
 CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_lazy(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;

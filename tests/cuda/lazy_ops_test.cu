@@ -125,7 +125,8 @@ TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
   constexpr size_t kN = size_t(1) << 18;
   const Int two_p = L::times_p(2), four_p = L::times_p(4);
   // Operands below 2p; the product's first operand below 4p where 5p fits the words, below p
-  // elsewhere (mont_mul_lazy needs x + p < 2^(64N)).
+  // elsewhere (mont_mul_lazy needs x + p < 2^(64N)), its second below p, or below 2p with the
+  // first below p.
   std::vector<Int> x2(kN), y2(kN), x_mul(kN), y_mul(kN);
   for (size_t i = 0; i < kN; ++i) {
     x2[i] = L::value(2, rng, i);
@@ -137,12 +138,17 @@ TYPED_TEST(LazyOps, StepsAreCongruentAndInsideTheirBounds) {
   auto fx = [](const Int& v) { return F::from_mont(L::reduce(v)); };
 
   const auto mul = run_step<F, Step::kMulLazy>(x_mul, y_mul);
+  // The lazy operand second (the NTT's wide lazy butterflies: a twiddle below p, then data
+  // below 2p), in every field.
+  const auto mul_second = run_step<F, Step::kMulLazy>(y_mul, x2);
   const auto add = run_step<F, Step::kAddLazy>(x2, y2);
   const auto sub = run_step<F, Step::kSubLazy>(x2, y2);
   const auto red = run_step<F, Step::kReduceOnce>(x2, y2);
   for (size_t i = 0; i < kN; ++i) {
     ASSERT_TRUE(mul[i].less_than(two_p)) << "mont_mul_lazy above 2p at " << i;
     ASSERT_TRUE(congruent(mul[i], fx(x_mul[i]) * fx(y_mul[i]))) << "mont_mul_lazy at " << i;
+    ASSERT_TRUE(mul_second[i].less_than(two_p)) << "mont_mul_lazy (y < 2p) above 2p at " << i;
+    ASSERT_TRUE(congruent(mul_second[i], fx(y_mul[i]) * fx(x2[i]))) << "mont_mul_lazy (y < 2p) at " << i;
     ASSERT_TRUE(add[i].less_than(two_p)) << "add_lazy above 2p at " << i;
     ASSERT_TRUE(congruent(add[i], fx(x2[i]) + fx(y2[i]))) << "add_lazy at " << i;
     ASSERT_TRUE(sub[i].less_than(two_p)) << "sub_lazy above 2p at " << i;

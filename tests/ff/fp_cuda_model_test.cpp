@@ -140,6 +140,10 @@ TYPED_TEST(FpCudaModel, ProductsMatchTheHostField) {
       const auto x3 = plus_p<F>(x, 3);
       ASSERT_TRUE(this->same("mont_mul_lazy", cuda_fp::mont_mul_lazy<P>(x3, y), X * Y, 2, x3, y));
     }
+    // ... and in every field x < p with y < 2p (the lazy operand second: the NTT's wide lazy
+    // butterflies, the twiddle first).
+    const auto y2 = plus_p<F>(y, 1);
+    ASSERT_TRUE(this->same("mont_mul_lazy", cuda_fp::mont_mul_lazy<P>(x, y2), X * Y, 2, x, y2));
     // Squares and x y - u v with operands in [0, 2p), where 8p fits the words.
     if constexpr (cuda_fp::kLazyFp2<P>) {
       const auto x2 = plus_p<F>(x, 1);

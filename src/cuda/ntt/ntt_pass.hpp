@@ -20,6 +20,13 @@
 #include <vector>
 
 #include "core/hd.hpp"
+#if defined(CUZK_FP_CUDA_HOST_MODEL) && !defined(__CUDA_ARCH__)
+// The device's field steps modelled on the host (tests): the lazy butterflies below run.
+#include "ff/fp_cuda.hpp"
+#endif
+#if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
+#define CUZK_NTT_FP_STEPS 1
+#endif
 
 namespace cuzk::cuda::ntt_detail {
 
@@ -173,31 +180,58 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
   return e < h ? load_table(half + e) : -load_table(half + (e - h));
 }
 
-// Lazy butterflies (Harvey) on the device, where 5p < 2^(64N) (BN254's Fr): inside a pass
-// the values stay in [0, 2p), products by the (canonical) twiddles skip their final
-// subtraction, sums and differences take one conditional step each, of 2p, and the DIF
-// difference goes into the product unreduced (x0 - x1 + 2p < 4p): a DIF butterfly has one
-// conditional step instead of three, a DIT butterfly two. store_element brings values back
-// below p. BLS12-381's Fr (p > 2^254) keeps reduced butterflies: there a product's operand
-// must stay below 1.2p (mont_mul_lazy), which a lazy difference does not. The host model
-// (the plan test) runs the exact operations: the same values up to multiples of p.
+// Lazy butterflies (Harvey) on the device: inside a pass the values stay in [0, 2p), products
+// by the (canonical) twiddles skip their final subtraction, sums and differences take one
+// conditional step each, of 2p; store_element brings values back below p. Two forms:
+//
+// - Narrow (5p < 2^(64N): BN254's Fr, p ~ 0.19·2^256): the DIF difference x0 - x1 + 2p
+//   (< 4p) goes into the product unreduced, so a DIF butterfly has one conditional step
+//   instead of three, a DIT butterfly two. The product's data operand is its row operand x:
+//   mont_mul_lazy needs x + p < 2^(64N), which x < 4p meets here.
+// - Wide (p < 2^(64N) / 2, every field here: BLS12-381's Fr, p ~ 0.45·2^256): the twiddle is
+//   the row operand (x = w < p: the accumulator stays below 2p) and the data the other one
+//   (y < 2p: the product is below 2p^2 2^(-64N) + p < 2p); the DIF difference takes its
+//   conditional step before the product. Two conditional steps a butterfly instead of three.
+//   CUZK_NTT_LAZY_WIDE=1 turns it on for BLS12-381's Fr; off until a device has timed it
+//   (BENCHMARKS.md, "Lazy butterflies for BLS12-381's Fr"). (A first try at lazy BLS12-381
+//   butterflies kept the data as the row operand and failed on the device: 9fcb473's branch.)
+//
+// The host model (CUZK_FP_CUDA_HOST_MODEL: cuda_ntt_plan_model_test) runs these same steps
+// on the host; elsewhere on the host the butterflies are exact.
+#ifndef CUZK_NTT_LAZY_WIDE
+#define CUZK_NTT_LAZY_WIDE 0
+#endif
 template <class F>
-constexpr bool kLazyButterflies = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // cuda_fp::kLazyProducts
+constexpr bool kLazyNarrow = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // cuda_fp::kLazyProducts
+template <class F>
+constexpr bool kLazyButterflies = kLazyNarrow<F> || CUZK_NTT_LAZY_WIDE;
 
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
-#if defined(__CUDA_ARCH__)
+#if defined(CUZK_NTT_FP_STEPS)
   if constexpr (kLazyButterflies<F>) {
     using P = typename F::Params;
     namespace cf = ff::cuda_fp;
     const auto a = x0.mont(), b = x1.mont();
-    if (dit) {
-      const auto t = trivial ? b : cf::mont_mul_lazy<P>(b, w.mont());
-      x0 = F::from_mont(cf::add_lazy<P>(a, t));
-      x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+    if constexpr (kLazyNarrow<F>) {
+      if (dit) {
+        const auto t = trivial ? b : cf::mont_mul_lazy<P>(b, w.mont());
+        x0 = F::from_mont(cf::add_lazy<P>(a, t));
+        x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+      } else {
+        x0 = F::from_mont(cf::add_lazy<P>(a, b));
+        x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
+      }
     } else {
-      x0 = F::from_mont(cf::add_lazy<P>(a, b));
-      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
+      if (dit) {
+        const auto t = trivial ? b : cf::mont_mul_lazy<P>(w.mont(), b);
+        x0 = F::from_mont(cf::add_lazy<P>(a, t));
+        x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+      } else {
+        const auto d = cf::sub_lazy<P>(a, b);
+        x0 = F::from_mont(cf::add_lazy<P>(a, b));
+        x1 = F::from_mont(trivial ? d : cf::mont_mul_lazy<P>(w.mont(), d));
+      }
     }
     return;
   }
@@ -292,7 +326,7 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
 // x below p again after lazy butterflies (x < 2p).
 template <class F>
 CUZK_INLINE F canonical(const F& x) {
-#if defined(__CUDA_ARCH__)
+#if defined(CUZK_NTT_FP_STEPS)
   if constexpr (kLazyButterflies<F>) return F::from_mont(ff::cuda_fp::reduce_once<typename F::Params>(x.mont()));
 #endif
   return x;

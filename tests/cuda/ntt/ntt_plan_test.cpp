@@ -217,9 +217,10 @@ struct HostModel {
 
 using Fr = bn254::Fr;
 
-std::vector<Fr> random_vec(size_t n, std::mt19937_64& rng) {
-  std::vector<Fr> v(n);
-  for (auto& x : v) x = Fr::random(rng);
+template <class F = Fr>
+std::vector<F> random_vec(size_t n, std::mt19937_64& rng) {
+  std::vector<F> v(n);
+  for (auto& x : v) x = F::random(rng);
   return v;
 }
 
@@ -349,22 +350,23 @@ TEST(NttPlan, WarpAccessesSpreadOverTheSharedMemorySlots) {
   }
 }
 
-// Forward, inverse, both cosets and the two H steps of the model against poly, at every
-// size up to 2^14 and tile shapes that make 1, 2, 3 and more passes.
-TEST(NttPlan, ModelMatchesPoly) {
+// Forward, inverse, both cosets and the two H steps of the model against poly over F, at
+// every size up to 2^max_log and tile shapes that make 1, 2, 3 and more passes.
+template <class F>
+void model_matches_poly(unsigned max_log) {
   std::mt19937_64 rng(std::random_device{}());
   ThreadPool pool(2);
   for (unsigned tile_log : {6u, 7u, 11u}) {
-    for (unsigned log_n = 1; log_n <= 14; ++log_n) {
+    for (unsigned log_n = 1; log_n <= max_log; ++log_n) {
       SCOPED_TRACE("log_n " + std::to_string(log_n) + " tile_log " + std::to_string(tile_log));
-      auto dom = poly::EvaluationDomain<Fr>::create(log_n).value();
-      HostModel<Fr> m(log_n, tile_log, dom.omega());
+      auto dom = poly::EvaluationDomain<F>::create(log_n).value();
+      HostModel<F> m(log_n, tile_log, dom.omega());
       const size_t n = dom.size();
-      const Fr shift = Fr::random(rng);
-      const Fr n_inv = dom.size_inv();
-      Op<Fr> none;
+      const F shift = F::random(rng);
+      const F n_inv = dom.size_inv();
+      Op<F> none;
 
-      auto x = random_vec(n, rng);
+      auto x = random_vec<F>(n, rng);
       auto want = x;
       dom.ntt(want, pool);
       auto got = x;
@@ -372,7 +374,7 @@ TEST(NttPlan, ModelMatchesPoly) {
       m.dif_bitrev(got.data(), false, none, none, &races);
       ASSERT_EQ(got, want) << "forward";
       ASSERT_EQ(races, 0u);
-      std::vector<Fr> scratch(n);
+      std::vector<F> scratch(n);
       if (m.plan.size() >= 2) {
         got = x;
         m.dif_reversed(got.data(), scratch.data(), false, none, none);
@@ -382,7 +384,7 @@ TEST(NttPlan, ModelMatchesPoly) {
       want = x;
       dom.intt(want, pool);
       got = x;
-      Op<Fr> scale;
+      Op<F> scale;
       scale.kind = OpKind::kScale;
       scale.c = n_inv;
       m.dif_bitrev(got.data(), true, none, scale);
@@ -391,33 +393,33 @@ TEST(NttPlan, ModelMatchesPoly) {
       want = x;
       dom.coset_ntt(want, shift, pool);
       got = x;
-      auto fwd = m.table(shift, Fr::one());
-      m.dif_bitrev(got.data(), false, HostModel<Fr>::powers(fwd, false), none);
+      auto fwd = m.table(shift, F::one());
+      m.dif_bitrev(got.data(), false, HostModel<F>::powers(fwd, false), none);
       ASSERT_EQ(got, want) << "coset forward";
 
       want = x;
       dom.coset_intt(want, shift, pool);
       got = x;
       auto back = m.table(shift.inverse(), n_inv);
-      m.dif_bitrev(got.data(), true, none, HostModel<Fr>::powers(back, false));
+      m.dif_bitrev(got.data(), true, none, HostModel<F>::powers(back, false));
       ASSERT_EQ(got, want) << "coset inverse";
       if (m.plan.size() >= 2) {
         got = x;
-        m.dif_reversed(got.data(), scratch.data(), true, none, HostModel<Fr>::powers(back, false));
+        m.dif_reversed(got.data(), scratch.data(), true, none, HostModel<F>::powers(back, false));
         ASSERT_EQ(got, want) << "coset inverse, stored bit-reversed";
       }
 
       // snarkjs H, p aliasing a.
-      auto a = random_vec(n, rng), b = random_vec(n, rng), c = random_vec(n, rng);
+      auto a = random_vec<F>(n, rng), b = random_vec<F>(n, rng), c = random_vec<F>(n, rng);
       auto ra = a, rb = b, rc = c;
-      std::vector<Fr::Int> rp(n);
-      ASSERT_TRUE(
-          poly::snarkjs_h(dom, std::span<Fr>(ra), std::span<Fr>(rb), std::span<Fr>(rc), std::span<Fr::Int>(rp), pool)
-              .is_ok());
-      Fr s = poly::snarkjs_odd_shift(dom);
-      Fr::Int one_limb{};
+      std::vector<typename F::Int> rp(n);
+      ASSERT_TRUE(poly::snarkjs_h(dom, std::span<F>(ra), std::span<F>(rb), std::span<F>(rc),
+                                  std::span<typename F::Int>(rp), pool)
+                      .is_ok());
+      F s = poly::snarkjs_odd_shift(dom);
+      typename F::Int one_limb{};
       one_limb.limb[0] = 1;
-      const Fr r_inv = Fr::from_mont(one_limb);  // b and c times R^-1
+      const F r_inv = F::from_mont(one_limb);  // b and c times R^-1
       // The folded coset factor wherever the plan has two passes (the shift is w_2n).
       EXPECT_EQ(can_fold_coset(m.plan, s, dom.omega()), m.plan.size() >= 2);
       m.inverse_coset_dif(a.data(), s, n_inv, dom.omega());
@@ -425,7 +427,7 @@ TEST(NttPlan, ModelMatchesPoly) {
       m.inverse_coset_dif(c.data(), s, n_inv * r_inv, dom.omega());
       m.dit(a.data(), false, none);
       m.dit(b.data(), false, none);
-      Op<Fr> combine;
+      Op<F> combine;
       combine.kind = OpKind::kCombineCanonical;
       combine.a = a.data();
       combine.b = b.data();
@@ -434,6 +436,11 @@ TEST(NttPlan, ModelMatchesPoly) {
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i].mont(), rp[i]) << "snarkjs H at " << i;
     }
   }
+}
+
+TEST(NttPlan, ModelMatchesPoly) {
+  ASSERT_NO_FATAL_FAILURE(model_matches_poly<bn254::Fr>(14));
+  ASSERT_NO_FATAL_FAILURE(model_matches_poly<bls12_381::Fr>(12));
 }
 
 // A last pass with spread lines covers every position once, and the rows of a tile's lines
