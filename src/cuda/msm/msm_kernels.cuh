@@ -144,9 +144,10 @@ inline size_t first_partials_bound(size_t entries) {
 //
 // CUZK_MSM_G1_BLOCKS=N compiles both G1 groups' for N blocks instead, to time it (a G2 group
 // is unaffected: at 3 blocks its level 1 spills ~2.9 KB a thread). With the products out of
-// line (ec48467 on) ptxas fits level 1 into 4 blocks: BLS12-381 G1 128 registers with a
-// 64-byte stack frame (168 and none at 3), BN254 G1 128 and none (142 at its own choice, 3
-// blocks); not yet timed on the device (BENCHMARKS.md, "Level 1 at four blocks per SM").
+// line (ec48467 on) ptxas fits level 1 into 4 blocks: BLS12-381 G1 in 128 registers with 142
+// bytes of spills in the kernel and 64 in its products (168 registers and none at 3), BN254
+// G1 in 128 with none (142 at its own choice, 3 blocks); not yet timed on the device
+// (BENCHMARKS.md, "Level 1 at four blocks per SM").
 #ifndef CUZK_MSM_G1_BLOCKS
 #define CUZK_MSM_G1_BLOCKS 0
 #endif
