@@ -7,6 +7,19 @@
 #include "ec/xyzz.hpp"
 #include "ff/fp.hpp"
 
+#if defined(__CUDACC__)
+#define CUZK_OUTLINED __device__ __noinline__
+#define CUZK_STEP __device__ __forceinline__
+#elif defined(CUZK_FP_CUDA_HOST_MODEL)
+// The host model (tests/cuda/msm/lazy_madd_model_test.cpp): the lazy level-1 arithmetic below
+// on the host, with ff/fp_cuda.hpp's PTX steps modelled in C++.
+#include "ff/fp_cuda.hpp"
+#define CUZK_OUTLINED inline
+#define CUZK_STEP inline
+#else
+#error "cuda/msm/outlined_products.cuh is device code (or the host model's)"
+#endif
+
 namespace cuzk::cuda::msm_detail {
 
 // Over Fq2 (the G2 groups) the kernels take each product and square out of line. One
@@ -16,8 +29,8 @@ namespace cuzk::cuda::msm_detail {
 // product) the accumulation runs at 0.82 G/s (H200, BENCHMARKS.md "G2 MSM (H10)").
 template <class F>
 struct OutlinedMul {
-  __device__ __noinline__ static F mul(F a, F b) { return a * b; }
-  __device__ __noinline__ static F sqr(F a) { return a.square(); }
+  CUZK_OUTLINED static F mul(F a, F b) { return a * b; }
+  CUZK_OUTLINED static F sqr(F a) { return a.square(); }
 };
 // ... with Y3 = R·(Q - X3) - Y1·PPP out of line too, as one call of Fp::mul_sub (both
 // products, one reduction) instead of two products: BLS12-381 G1's level 1 ran 3.6-3.9%
@@ -26,7 +39,7 @@ struct OutlinedMul {
 // wide products), so G2 keeps OutlinedMul.
 template <class F>
 struct OutlinedMulSub : OutlinedMul<F> {
-  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) { return F::mul_sub(a, b, c, d); }
+  CUZK_OUTLINED static F mul_sub(F a, F b, F c, F d) { return F::mul_sub(a, b, c, d); }
 };
 
 // 8p < 2^(64N) for a base field Fq (ff::cuda_fp::kLazyFp2, readable in host code): room
@@ -34,7 +47,7 @@ struct OutlinedMulSub : OutlinedMul<F> {
 template <class Fq>
 constexpr bool kLazyBase = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1fffffffffffffffull;
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
 // Lazy Fq arithmetic (F = ff::Fp with 8p < 2^(64N): BLS12-381's Fq): every value in [0, 2p)
 // between steps, so the products, squares and Y3's a·b - c·d (one reduction, as
 // OutlinedMulSub) skip their final subtractions (out of line), and sums and differences take
@@ -45,28 +58,20 @@ struct LazyFp {
   using P = typename F::Params;
   static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyBase<F>);
 
-  __device__ __noinline__ static F mul(F a, F b) {
-    return F::from_mont(ff::cuda_fp::mont_mul_lazy<P>(a.mont(), b.mont()));
-  }
-  __device__ __noinline__ static F sqr(F a) { return F::from_mont(ff::cuda_fp::mont_sqr<P, true>(a.mont())); }
-  __device__ __noinline__ static F mul_sub(F a, F b, F c, F d) {
+  CUZK_OUTLINED static F mul(F a, F b) { return F::from_mont(ff::cuda_fp::mont_mul_lazy<P>(a.mont(), b.mont())); }
+  CUZK_OUTLINED static F sqr(F a) { return F::from_mont(ff::cuda_fp::mont_sqr<P, true>(a.mont())); }
+  CUZK_OUTLINED static F mul_sub(F a, F b, F c, F d) {
     return F::from_mont(ff::cuda_fp::mont_mul_sub<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
   }
-  __device__ __forceinline__ static F add(const F& a, const F& b) {
-    return F::from_mont(ff::cuda_fp::add_lazy<P>(a.mont(), b.mont()));
-  }
-  __device__ __forceinline__ static F sub(const F& a, const F& b) {
-    return F::from_mont(ff::cuda_fp::sub_lazy<P>(a.mont(), b.mont()));
-  }
-  __device__ __forceinline__ static bool is_zero(const F& a) {
+  CUZK_STEP static F add(const F& a, const F& b) { return F::from_mont(ff::cuda_fp::add_lazy<P>(a.mont(), b.mont())); }
+  CUZK_STEP static F sub(const F& a, const F& b) { return F::from_mont(ff::cuda_fp::sub_lazy<P>(a.mont(), b.mont())); }
+  CUZK_STEP static bool is_zero(const F& a) {
     constexpr typename F::Int p = P::MODULUS;
     return a.mont().is_zero() || a.mont() == p;
   }
-  __device__ __forceinline__ static F canonical(const F& a) {
-    return F::from_mont(ff::cuda_fp::reduce_once<P>(a.mont()));
-  }
+  CUZK_STEP static F canonical(const F& a) { return F::from_mont(ff::cuda_fp::reduce_once<P>(a.mont())); }
   template <class C>
-  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
+  CUZK_STEP static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
     return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
   }
 };
@@ -79,24 +84,24 @@ struct LazyFp2 {
   using P = typename Fq::Params;
   using B = LazyFp<Fq>;
 
-  __device__ __noinline__ static F mul(F a, F b) {
+  CUZK_OUTLINED static F mul(F a, F b) {
     typename Fq::Int z0, z1;
     ff::cuda_fp::fp2_mul<P, true>(a.c0.mont(), a.c1.mont(), b.c0.mont(), b.c1.mont(), z0, z1);
     return {Fq::from_mont(z0), Fq::from_mont(z1)};
   }
   // (c0 + c1)(c0 - c1) + 2 c0 c1 u: the factors below 2p, each product below 1.41p.
-  __device__ __noinline__ static F sqr(F a) {
+  CUZK_OUTLINED static F sqr(F a) {
     namespace cf = ff::cuda_fp;
     const Fq ab = Fq::from_mont(cf::mont_mul_lazy<P>(a.c0.mont(), a.c1.mont()));
     const auto s = B::add(a.c0, a.c1), d = B::sub(a.c0, a.c1);
     return {Fq::from_mont(cf::mont_mul_lazy<P>(s.mont(), d.mont())), B::add(ab, ab)};
   }
-  __device__ __forceinline__ static F add(const F& a, const F& b) { return {B::add(a.c0, b.c0), B::add(a.c1, b.c1)}; }
-  __device__ __forceinline__ static F sub(const F& a, const F& b) { return {B::sub(a.c0, b.c0), B::sub(a.c1, b.c1)}; }
-  __device__ __forceinline__ static bool is_zero(const F& a) { return B::is_zero(a.c0) && B::is_zero(a.c1); }
-  __device__ __forceinline__ static F canonical(const F& a) { return {B::canonical(a.c0), B::canonical(a.c1)}; }
+  CUZK_STEP static F add(const F& a, const F& b) { return {B::add(a.c0, b.c0), B::add(a.c1, b.c1)}; }
+  CUZK_STEP static F sub(const F& a, const F& b) { return {B::sub(a.c0, b.c0), B::sub(a.c1, b.c1)}; }
+  CUZK_STEP static bool is_zero(const F& a) { return B::is_zero(a.c0) && B::is_zero(a.c1); }
+  CUZK_STEP static F canonical(const F& a) { return {B::canonical(a.c0), B::canonical(a.c1)}; }
   template <class C>
-  __device__ __forceinline__ static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
+  CUZK_STEP static ec::Xyzz<C> canonical(const ec::Xyzz<C>& a) {
     return {canonical(a.x), canonical(a.y), canonical(a.zz), canonical(a.zzz)};
   }
 };
@@ -105,7 +110,7 @@ struct LazyFp2 {
 // per coordinate, o canonical. L::canonical(a) afterwards gives the exact sum. The rare
 // doubling goes through the exact formula.
 template <class L, class C>
-__device__ __forceinline__ void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Affine<C>& o) {
+CUZK_STEP void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Affine<C>& o) {
   using Base = typename C::Base;
   if (o.is_infinity()) return;
   if (a.is_infinity()) {  // zz is 0 exactly: a lazy zz is 0 or p only when it is 0 mod p
@@ -131,6 +136,9 @@ __device__ __forceinline__ void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Aff
     a.y = L::sub(L::mul(r, L::sub(q, a.x)), L::mul(a.y, ppp));
   }
 }
-#endif  // __CUDA_ARCH__
+#endif  // __CUDA_ARCH__ || CUZK_FP_CUDA_HOST_MODEL
 
 }  // namespace cuzk::cuda::msm_detail
+
+#undef CUZK_OUTLINED
+#undef CUZK_STEP
