@@ -206,6 +206,29 @@ constexpr bool kLazyNarrow = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333
 template <class F>
 constexpr bool kLazyButterflies = kLazyNarrow<F> || CUZK_NTT_LAZY_WIDE;
 
+#if defined(CUZK_NTT_FP_STEPS)
+// A lazy value v times a twiddle w, in [0, 2p): v is the product's row operand where it may
+// reach 4p (narrow), w where v stays below 2p (wide).
+template <class F>
+CUZK_INLINE typename F::Int twiddle_product(const typename F::Int& v, const F& w) {
+  if constexpr (kLazyNarrow<F>) {
+    return ff::cuda_fp::mont_mul_lazy<typename F::Params>(v, w.mont());
+  } else {
+    return ff::cuda_fp::mont_mul_lazy<typename F::Params>(w.mont(), v);
+  }
+}
+// A DIF butterfly's x0 - x1 on its way into the product: unreduced, x0 - x1 + 2p < 4p
+// (narrow), or one conditional step of 2p (wide).
+template <class F>
+CUZK_INLINE typename F::Int dif_difference(const typename F::Int& a, const typename F::Int& b) {
+  if constexpr (kLazyNarrow<F>) {
+    return ff::cuda_fp::sub_plus_2p<typename F::Params>(a, b);
+  } else {
+    return ff::cuda_fp::sub_lazy<typename F::Params>(a, b);
+  }
+}
+#endif
+
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
 #if defined(CUZK_NTT_FP_STEPS)
@@ -213,25 +236,13 @@ CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
     using P = typename F::Params;
     namespace cf = ff::cuda_fp;
     const auto a = x0.mont(), b = x1.mont();
-    if constexpr (kLazyNarrow<F>) {
-      if (dit) {
-        const auto t = trivial ? b : cf::mont_mul_lazy<P>(b, w.mont());
-        x0 = F::from_mont(cf::add_lazy<P>(a, t));
-        x1 = F::from_mont(cf::sub_lazy<P>(a, t));
-      } else {
-        x0 = F::from_mont(cf::add_lazy<P>(a, b));
-        x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : cf::mont_mul_lazy<P>(cf::sub_plus_2p<P>(a, b), w.mont()));
-      }
+    if (dit) {
+      const auto t = trivial ? b : twiddle_product(b, w);
+      x0 = F::from_mont(cf::add_lazy<P>(a, t));
+      x1 = F::from_mont(cf::sub_lazy<P>(a, t));
     } else {
-      if (dit) {
-        const auto t = trivial ? b : cf::mont_mul_lazy<P>(w.mont(), b);
-        x0 = F::from_mont(cf::add_lazy<P>(a, t));
-        x1 = F::from_mont(cf::sub_lazy<P>(a, t));
-      } else {
-        const auto d = cf::sub_lazy<P>(a, b);
-        x0 = F::from_mont(cf::add_lazy<P>(a, b));
-        x1 = F::from_mont(trivial ? d : cf::mont_mul_lazy<P>(w.mont(), d));
-      }
+      x0 = F::from_mont(cf::add_lazy<P>(a, b));
+      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : twiddle_product(dif_difference<F>(a, b), w));
     }
     return;
   }
