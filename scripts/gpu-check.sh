@@ -14,7 +14,8 @@
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_GPU_PACK (default
 # <repo>/.carry/gpu), CUZK_GPU_CMAKE_FLAGS (more CMake flags for a variant build, e.g.
 # "-DCUZK_CUDA_DEFINES=CUZK_FP_CUDA_OPAQUE_M0=1;CUZK_MSM_G1_BLOCKS=4", split at spaces; the
-# pack's COMMIT names them), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
+# pack's COMMIT names them), CUZK_GPU_TARGETS (build and pack only these programs, e.g. a
+# variant pack for scripts/gpu-ab.sh: "cuda_ntt_test cuda_ntt_bench"), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
 # CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the
 # commit to print; wins over git, whose view of a copied tree may be stale),
 # CUZK_GPU_PROOF_LOGS (whole-proof sizes, default "16 18 20"), CUZK_GPU_QUICK (1: every benchmark
@@ -218,9 +219,10 @@ build_and_pack() {
     tail -40 "$LOGS/configure.log"; phase configure FAIL $((SECONDS - t)); FAILED=1; finish
   fi
   # Only the targets this tree defines (a part still missing is reported, not fatal).
-  local known targets=()
+  local known targets=() wanted=("${GPU_TESTS[@]}" "${GPU_BENCHES[@]}" cuzk cuzk-daemon)
+  [[ -z ${CUZK_GPU_TARGETS:-} ]] || read -r -a wanted <<<"$CUZK_GPU_TARGETS"
   known=$(cmake --build "$BUILD" --target help 2>/dev/null | sed -nE 's/^([A-Za-z0-9_.-]+): .*/\1/p')
-  for x in "${GPU_TESTS[@]}" "${GPU_BENCHES[@]}" cuzk cuzk-daemon; do
+  for x in "${wanted[@]}"; do
     if grep -qx "$x" <<<"$known"; then targets+=("$x"); else say "no target $x in this tree"; fi
   done
   say "build ${targets[*]}"
