@@ -13,7 +13,7 @@
 #
 # Environment: CUZK_GPU_BUILD (build dir, default <repo>/build-gpu), CUZK_GPU_PACK (default
 # <repo>/.carry/gpu), CUZK_GPU_CMAKE_FLAGS (more CMake flags for a variant build, e.g.
-# "-DCUZK_CUDA_DEFINES=CUZK_FP_CUDA_OPAQUE_M0=1;CUZK_MSM_G1_BLOCKS=4", split at spaces; the
+# "-DCUZK_CUDA_DEFINES=MY_SWITCH=1;OTHER_SWITCH=4", split at spaces; the
 # pack's COMMIT names them), CUZK_GPU_TARGETS (build and pack only these programs, e.g. a
 # variant pack for scripts/gpu-ab.sh: "cuda_ntt_test cuda_ntt_bench"), CUZK_CUDA_ARCH (90), CUZK_GTEST_SOURCE_DIR, JOBS (nproc),
 # CUZK_GPU_CHECK_OUT (receives summary.md and the logs; defaults to $OUT), CUZK_COMMIT (the

@@ -33,7 +33,7 @@
 
 // Device fast paths (ff/fp_cuda.hpp): 32-bit words and PTX carry chains, in device code
 // only (never in constant evaluation).
-#if defined(__CUDACC__) && defined(CUZK_FP_CUDA_OPAQUE_M0) && CUZK_FP_CUDA_OPAQUE_M0
+#if defined(__CUDACC__)
 // M0 = 2^32 - 1 in constant memory for fp_cuda.hpp's montgomery_m (see there). Declared in
 // nvcc's host pass as well: the host side registers every __constant__ of the device side.
 namespace cuzk::ff::cuda_fp {

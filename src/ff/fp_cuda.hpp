@@ -173,16 +173,14 @@ struct Modulus {
 // Where p = 1 mod 2^32 (M0 = 2^32 - 1; of the fields here only BLS12-381's Fr), ptxas compiles
 // a Montgomery step's m = t·M0 as a negation and then splits each of its word products m·p[j]
 // into two instructions (IMAD.X + IMAD.HI.U32.X) instead of one IMAD.WIDE.U32.X: 25% more
-// instructions a product than BN254's. CUZK_FP_CUDA_OPAQUE_M0=1 reads M0 from constant memory
-// instead, opaque to ptxas, and the product compiles to BN254's instruction mix. Off until a
-// device has timed it (BENCHMARKS.md, "BLS12-381's Fr product"); other fields are unaffected.
-#ifndef CUZK_FP_CUDA_OPAQUE_M0
-#define CUZK_FP_CUDA_OPAQUE_M0 0
-#endif
+// instructions a product than BN254's. So such a field reads M0 from constant memory, opaque
+// to ptxas, and its product compiles to BN254's instruction mix (BENCHMARKS.md, "BLS12-381's Fr
+// product" for the counts, "BLS12-381's NTT: M0 opaque and wide lazy butterflies" for the
+// time); other fields are unaffected.
 // m = t·M0 for the accumulator's low word t: the multiple of p that clears that word.
 template <class P>
 CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
-#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_OPAQUE_M0
+#if defined(__CUDA_ARCH__)
   if constexpr (Modulus<P>::M0 == 0xffffffffu) return t * kOpaqueM0;  // declared in ff/fp.hpp
 #endif
   return t * Modulus<P>::M0;

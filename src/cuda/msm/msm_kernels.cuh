@@ -138,24 +138,17 @@ inline size_t first_partials_bound(size_t entries) {
   return 2 * t;
 }
 
-// Blocks per SM the accumulation kernels are compiled for. Measured on the H200 with the
-// products inlined (7ca247e): 3 (168 registers) beat the compiler's choice on BLS12-381 G1
-// by ~3%; on G2 and on BN254 the compiler's own choice was fastest (G2 with 4: 20% slower).
-//
-// CUZK_MSM_G1_BLOCKS=N compiles both G1 groups' for N blocks instead, to time it (a G2 group
-// is unaffected: at 3 blocks its level 1 spills ~2.9 KB a thread). With the products out of
-// line (ec48467 on) ptxas fits level 1 into 4 blocks: BLS12-381 G1 in 128 registers with 142
-// bytes of spills in the kernel and 64 in its products (168 registers and none at 3), BN254
-// G1 in 128 with none (142 at its own choice, 3 blocks); not yet timed on the device
-// (BENCHMARKS.md, "Level 1 at four blocks per SM").
-#ifndef CUZK_MSM_G1_BLOCKS
-#define CUZK_MSM_G1_BLOCKS 0
-#endif
+// Blocks per SM the accumulation kernels are compiled for (level 1 and the ones' sum).
+// BLS12-381 G1: 3 (168 registers; 7ca247e, products inlined: ~3% ahead of the compiler's
+// choice; with the products out of line, 4 blocks in 128 registers spill a little and ran
+// 0-1.5% slower). BN254 G1: 4 (128 registers, no spills; 2.2-4.9% faster than the compiler's
+// 3 blocks at 142). G2: the compiler's choice (BLS12-381 G2 at 4 blocks: 20% slower; at 3 its
+// level 1 spills ~2.9 KB a thread). BENCHMARKS.md, "Level 1 at four blocks per SM".
 template <class G>
 constexpr int accumulate_min_blocks() {
   constexpr bool g2 = requires(typename G::Base b) { b.c1; };
-  if constexpr (CUZK_MSM_G1_BLOCKS > 0 && !g2) return CUZK_MSM_G1_BLOCKS;
-  return sizeof(typename G::Base) == 48 ? 3 : 1;
+  if constexpr (g2) return 1;
+  return sizeof(typename G::Base) == 48 ? 3 : 4;
 }
 
 // Carves one device allocation into aligned pieces; with a null base it only measures.

@@ -191,20 +191,15 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
 // - Wide (p < 2^(64N) / 2, every field here: BLS12-381's Fr, p ~ 0.45·2^256): the twiddle is
 //   the row operand (x = w < p: the accumulator stays below 2p) and the data the other one
 //   (y < 2p: the product is below 2p^2 2^(-64N) + p < 2p); the DIF difference takes its
-//   conditional step before the product. Two conditional steps a butterfly instead of three.
-//   CUZK_NTT_LAZY_WIDE=1 turns it on for BLS12-381's Fr; off until a device has timed it
-//   (BENCHMARKS.md, "Lazy butterflies for BLS12-381's Fr"). (A first try at lazy BLS12-381
-//   butterflies kept the data as the row operand and failed on the device: 9fcb473's branch.)
+//   conditional step before the product. Two conditional steps a butterfly instead of three:
+//   6.6-7.3% off every BLS12-381 pass (BENCHMARKS.md, "BLS12-381's NTT: M0 opaque and wide
+//   lazy butterflies"). (A first try at lazy BLS12-381 butterflies kept the data as the row
+//   operand and failed on the device: 9fcb473's branch.)
 //
 // The host model (CUZK_FP_CUDA_HOST_MODEL: cuda_ntt_plan_model_test) runs these same steps
 // on the host; elsewhere on the host the butterflies are exact.
-#ifndef CUZK_NTT_LAZY_WIDE
-#define CUZK_NTT_LAZY_WIDE 0
-#endif
 template <class F>
 constexpr bool kLazyNarrow = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333333ull;  // cuda_fp::kLazyProducts
-template <class F>
-constexpr bool kLazyButterflies = kLazyNarrow<F> || CUZK_NTT_LAZY_WIDE;
 
 #if defined(CUZK_NTT_FP_STEPS)
 // A lazy value v times a twiddle w, in [0, 2p): v is the product's row operand where it may
@@ -232,21 +227,18 @@ CUZK_INLINE typename F::Int dif_difference(const typename F::Int& a, const typen
 template <class F>
 CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
 #if defined(CUZK_NTT_FP_STEPS)
-  if constexpr (kLazyButterflies<F>) {
-    using P = typename F::Params;
-    namespace cf = ff::cuda_fp;
-    const auto a = x0.mont(), b = x1.mont();
-    if (dit) {
-      const auto t = trivial ? b : twiddle_product(b, w);
-      x0 = F::from_mont(cf::add_lazy<P>(a, t));
-      x1 = F::from_mont(cf::sub_lazy<P>(a, t));
-    } else {
-      x0 = F::from_mont(cf::add_lazy<P>(a, b));
-      x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : twiddle_product(dif_difference<F>(a, b), w));
-    }
-    return;
+  using P = typename F::Params;
+  namespace cf = ff::cuda_fp;
+  const auto a = x0.mont(), b = x1.mont();
+  if (dit) {
+    const auto t = trivial ? b : twiddle_product(b, w);
+    x0 = F::from_mont(cf::add_lazy<P>(a, t));
+    x1 = F::from_mont(cf::sub_lazy<P>(a, t));
+  } else {
+    x0 = F::from_mont(cf::add_lazy<P>(a, b));
+    x1 = F::from_mont(trivial ? cf::sub_lazy<P>(a, b) : twiddle_product(dif_difference<F>(a, b), w));
   }
-#endif
+#else
   if (dit) {
     F t = trivial ? x1 : x1 * w;
     x1 = x0 - t;
@@ -256,6 +248,7 @@ CUZK_INLINE void butterfly(F& x0, F& x1, const F& w, bool trivial, bool dit) {
     x0 = x0 + x1;
     x1 = trivial ? d : d * w;
   }
+#endif
 }
 
 // What a pass does to an element on its way in (pre) or out (post).
@@ -338,9 +331,10 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
 template <class F>
 CUZK_INLINE F canonical(const F& x) {
 #if defined(CUZK_NTT_FP_STEPS)
-  if constexpr (kLazyButterflies<F>) return F::from_mont(ff::cuda_fp::reduce_once<typename F::Params>(x.mont()));
-#endif
+  return F::from_mont(ff::cuda_fp::reduce_once<typename F::Params>(x.mont()));
+#else
   return x;
+#endif
 }
 
 // Writes element ep's final value x of the pass.
