@@ -117,8 +117,9 @@ write_summary() {
     echo "| phase | result | time |"
     echo "|---|---|---:|"
     printf '%s\n' "${PHASES[@]}"
-    for t in tests.md bench-table.md proofs.md; do
-      if [[ -s $LOGS/$t ]]; then echo; cat "$LOGS/$t"; fi
+    local part  # not t: the phases keep their start time in t across write_summary calls
+    for part in tests.md bench-table.md proofs.md; do
+      if [[ -s $LOGS/$part ]]; then echo; cat "$LOGS/$part"; fi
     done
     echo
     if ((FAILED)); then
