@@ -175,8 +175,8 @@ struct Modulus {
 // into two instructions (IMAD.X + IMAD.HI.U32.X) instead of one IMAD.WIDE.U32.X: 25% more
 // instructions a product than BN254's. So such a field reads M0 from constant memory, opaque
 // to ptxas, and its product compiles to BN254's instruction mix (BENCHMARKS.md, "BLS12-381's Fr
-// product" for the counts, "BLS12-381's NTT: M0 opaque and wide lazy butterflies" for the
-// time); other fields are unaffected.
+// product" for the counts, "Three device-code variants timed" for the time); other fields
+// are unaffected.
 // m = t·M0 for the accumulator's low word t: the multiple of p that clears that word.
 template <class P>
 CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {

@@ -143,7 +143,8 @@ inline size_t first_partials_bound(size_t entries) {
 // choice; with the products out of line, 4 blocks in 128 registers spill a little and ran
 // 0-1.5% slower). BN254 G1: 4 (128 registers, no spills; 2.2-4.9% faster than the compiler's
 // 3 blocks at 142). G2: the compiler's choice (BLS12-381 G2 at 4 blocks: 20% slower; at 3 its
-// level 1 spills ~2.9 KB a thread). BENCHMARKS.md, "Level 1 at four blocks per SM".
+// level 1 spills ~2.9 KB a thread). BENCHMARKS.md, "Level 1 at four blocks per SM" and "Three
+// device-code variants timed".
 template <class G>
 constexpr int accumulate_min_blocks() {
   constexpr bool g2 = requires(typename G::Base b) { b.c1; };

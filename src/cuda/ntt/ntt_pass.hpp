@@ -192,8 +192,8 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
 //   the row operand (x = w < p: the accumulator stays below 2p) and the data the other one
 //   (y < 2p: the product is below 2p^2 2^(-64N) + p < 2p); the DIF difference takes its
 //   conditional step before the product. Two conditional steps a butterfly instead of three:
-//   6.6-7.3% off every BLS12-381 pass (BENCHMARKS.md, "BLS12-381's NTT: M0 opaque and wide
-//   lazy butterflies"). (A first try at lazy BLS12-381 butterflies kept the data as the row
+//   with M0 opaque (ff/fp_cuda.hpp), 6.6-7.3% off every BLS12-381 pass (BENCHMARKS.md, "Three
+//   device-code variants timed"). (A first try at lazy BLS12-381 butterflies kept the data as the row
 //   operand and failed on the device: 9fcb473's branch.)
 //
 // The host model (CUZK_FP_CUDA_HOST_MODEL: cuda_ntt_plan_model_test) runs these same steps
