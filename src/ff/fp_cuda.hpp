@@ -65,6 +65,20 @@ CUZK_FP_CUDA_MAD(madc_hi, "madc.hi.u32")
 #undef CUZK_FP_CUDA_MAD
 
 CUZK_FP_CUDA_FN uint32_t umulhi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+
+// One word of a carry chain (add.cc when first, addc when last, else addc.cc) that runs only
+// where mask != 0: the chain's every word takes the same mask, so the carry stays consistent.
+// setp writes no CC.
+CUZK_FP_CUDA_FN uint32_t add_cc_if(uint32_t a, uint32_t b, uint32_t mask, bool first, bool last) {
+  if (first) {
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q add.cc.u32 %0, %0, %2; }" : "+r"(a) : "r"(mask), "r"(b));
+  } else if (last) {
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q addc.u32 %0, %0, %2; }" : "+r"(a) : "r"(mask), "r"(b));
+  } else {
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q addc.cc.u32 %0, %0, %2; }" : "+r"(a) : "r"(mask), "r"(b));
+  }
+  return a;
+}
 #else
 // The host model: PTX's semantics with CC.CF as a variable. `.cc` writes it; `c` (addc,
 // subc, madc) reads it: a carry for additions, a borrow for subtractions (a - b - CF).
@@ -579,10 +593,17 @@ CUZK_FP_CUDA_FN BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::
 #pragma unroll
   for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
   const uint32_t mask = subc(0, 0);
+#if defined(__CUDA_ARCH__) && defined(CUZK_FP_CUDA_PREDICATED_WRAP)
+  // K·p added under a predicate: one instruction a word where `multiple & mask` takes two.
+  // A variant switch (off): the next device A/B times it (BENCHMARKS.md, "Predicated wraps").
+#pragma unroll
+  for (size_t j = 0; j < n; ++j) a[j] = add_cc_if(a[j], multiple_word<P, K>(j), mask, j == 0, j + 1 == n);
+#else
   a[0] = add_cc(a[0], multiple_word<P, K>(0) & mask);
 #pragma unroll
   for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], multiple_word<P, K>(j) & mask);
   a[n - 1] = addc(a[n - 1], multiple_word<P, K>(n - 1) & mask);
+#endif
   return from_words<P::N>(a);
 }
 
@@ -632,7 +653,14 @@ CUZK_FP_CUDA_FN BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>&
   t[0] = sub_cc(a[0], multiple_word<P, 2>(0));
 #pragma unroll
   for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], multiple_word<P, 2>(j));
+#if defined(CUZK_FP_CUDA_PREDICATED_WRAP)
+  // The borrow of carry:a - 2p (a word longer): all ones where it borrowed, i.e. a < 2p and
+  // no carry out. A carry out implies the words' borrow (a < 4p - 2^(64N) < 2p), and then
+  // the top word's 1 - 0 - 1 borrows nothing.
+  const uint32_t keep = subc(carry, 0);
+#else
   const uint32_t keep = subc(0, 0) & ~(0u - carry);  // borrowed and no carry out: a < 2p
+#endif
 #pragma unroll
   for (size_t j = 0; j < n; ++j) a[j] = keep ? a[j] : t[j];
   return from_words<P::N>(a);

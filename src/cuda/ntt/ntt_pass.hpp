@@ -299,34 +299,6 @@ CUZK_INLINE F power_factor(const Op<F>& op, uint64_t i) {
   return load_table(op.lo + (i & ((uint64_t(1) << op.lo_bits) - 1))) * load_table(op.hi + (i >> op.lo_bits));
 }
 
-// x after the factors of `op` (kNone, kTwiddle, kScale, kPowers) at element ep.
-template <class F>
-CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep, const F& x) {
-  switch (op.kind) {
-    case OpKind::kTwiddle: {
-      const uint64_t e = twiddle_exponent(a.g, ep);
-      return e == 0 ? x : x * root_pow(a.half, a.g.log_n, e, a.inverse);
-    }
-    case OpKind::kScale:
-      return x * op.c;
-    case OpKind::kPowers:
-      return x * power_factor(op, op.rev_index ? reverse_bits(ep.p, a.g.log_n) : ep.p);
-    case OpKind::kTwiddleCoset: {
-      const uint64_t n = uint64_t(1) << a.g.log_n;
-      const uint64_t h = reverse_bits(ep.p >> op.lo_bits, a.g.log_n - op.lo_bits) >> 1;
-      const uint64_t e = twiddle_exponent(a.g, ep) & (n - 1);
-      const uint64_t E = (a.inverse ? h + n - e : h + e) & (n - 1);
-      return E == 0 ? x : x * root_pow(a.half, a.g.log_n, E, false);
-    }
-    case OpKind::kRowCoset: {
-      const uint64_t b = ep.p >> (a.g.log_n - 1);
-      return x * load_table(op.lo + ((b << a.g.k) | (ep.p & ((uint64_t(1) << a.g.k) - 1))));
-    }
-    default:
-      return x;
-  }
-}
-
 // x below p again after lazy butterflies (x < 2p).
 template <class F>
 CUZK_INLINE F canonical(const F& x) {
@@ -335,6 +307,60 @@ CUZK_INLINE F canonical(const F& x) {
 #else
   return x;
 #endif
+}
+
+// The variant the next device A/B times with ff/fp_cuda.hpp's predicated wrap (one switch):
+// a pass's result goes into its factor's product unreduced.
+#if defined(CUZK_FP_CUDA_PREDICATED_WRAP)
+#define CUZK_NTT_LAZY_FACTORS 1
+#endif
+
+// f·x below p for a factor f < p and a pass's lazy value x < 2p: f is the product's row
+// operand (ff/fp_cuda.hpp: below 2p before its final subtraction), so x needs no
+// canonical() first.
+template <class F>
+CUZK_INLINE F factor_times(const F& f, const F& x) {
+#if defined(CUZK_NTT_FP_STEPS) && defined(CUZK_NTT_LAZY_FACTORS)
+  return F::from_mont(ff::cuda_fp::mont_mul<typename F::Params>(f.mont(), x.mont()));
+#else
+  return x * f;
+#endif
+}
+
+// x after the factors of `op` (kNone, kTwiddle, kScale, kPowers) at element ep, below p; x
+// is below p (loaded) or, kLazy, below 2p (a pass's result).
+template <bool kLazy = false, class F>
+CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep, const F& x_in) {
+#if defined(CUZK_NTT_LAZY_FACTORS)
+  const F& x = x_in;
+  const auto none = [&x] { return kLazy ? canonical(x) : x; };
+#else
+  const F x = kLazy ? canonical(x_in) : x_in;
+  const auto none = [&x] { return x; };
+#endif
+  switch (op.kind) {
+    case OpKind::kTwiddle: {
+      const uint64_t e = twiddle_exponent(a.g, ep);
+      return e == 0 ? none() : factor_times(root_pow(a.half, a.g.log_n, e, a.inverse), x);
+    }
+    case OpKind::kScale:
+      return factor_times(op.c, x);
+    case OpKind::kPowers:
+      return factor_times(power_factor(op, op.rev_index ? reverse_bits(ep.p, a.g.log_n) : ep.p), x);
+    case OpKind::kTwiddleCoset: {
+      const uint64_t n = uint64_t(1) << a.g.log_n;
+      const uint64_t h = reverse_bits(ep.p >> op.lo_bits, a.g.log_n - op.lo_bits) >> 1;
+      const uint64_t e = twiddle_exponent(a.g, ep) & (n - 1);
+      const uint64_t E = (a.inverse ? h + n - e : h + e) & (n - 1);
+      return E == 0 ? none() : factor_times(root_pow(a.half, a.g.log_n, E, false), x);
+    }
+    case OpKind::kRowCoset: {
+      const uint64_t b = ep.p >> (a.g.log_n - 1);
+      return factor_times(load_table(op.lo + ((b << a.g.k) | (ep.p & ((uint64_t(1) << a.g.k) - 1)))), x);
+    }
+    default:
+      return none();
+  }
 }
 
 // Writes element ep's final value x of the pass.
@@ -354,9 +380,9 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
   if constexpr (kStore == Store::kReversedOut) {
     ElemPos q = ep;
     q.p = reverse_bits(ep.p, a.g.log_n);
-    store_elem(a.out + q.p, apply_factor(op, a, q, canonical(x)));
+    store_elem(a.out + q.p, apply_factor<true>(op, a, q, x));
   } else {
-    store_elem((kStore == Store::kOut ? a.out : a.data) + ep.p, apply_factor(op, a, ep, canonical(x)));
+    store_elem((kStore == Store::kOut ? a.out : a.data) + ep.p, apply_factor<true>(op, a, ep, x));
   }
 }
 
