@@ -593,9 +593,9 @@ CUZK_FP_CUDA_FN BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::
 #pragma unroll
   for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
   const uint32_t mask = subc(0, 0);
-#if defined(__CUDA_ARCH__) && defined(CUZK_FP_CUDA_PREDICATED_WRAP)
-  // K·p added under a predicate: one instruction a word where `multiple & mask` takes two.
-  // A variant switch (off): the next device A/B times it (BENCHMARKS.md, "Predicated wraps").
+#if defined(__CUDA_ARCH__)
+  // K·p added under a predicate: one instruction a word where `multiple & mask` takes two
+  // (BENCHMARKS.md, "Predicated wraps").
 #pragma unroll
   for (size_t j = 0; j < n; ++j) a[j] = add_cc_if(a[j], multiple_word<P, K>(j), mask, j == 0, j + 1 == n);
 #else
@@ -653,14 +653,10 @@ CUZK_FP_CUDA_FN BigInt<P::N> add_lazy(const BigInt<P::N>& x, const BigInt<P::N>&
   t[0] = sub_cc(a[0], multiple_word<P, 2>(0));
 #pragma unroll
   for (size_t j = 1; j < n; ++j) t[j] = subc_cc(a[j], multiple_word<P, 2>(j));
-#if defined(CUZK_FP_CUDA_PREDICATED_WRAP)
   // The borrow of carry:a - 2p (a word longer): all ones where it borrowed, i.e. a < 2p and
   // no carry out. A carry out implies the words' borrow (a < 4p - 2^(64N) < 2p), and then
   // the top word's 1 - 0 - 1 borrows nothing.
   const uint32_t keep = subc(carry, 0);
-#else
-  const uint32_t keep = subc(0, 0) & ~(0u - carry);  // borrowed and no carry out: a < 2p
-#endif
 #pragma unroll
   for (size_t j = 0; j < n; ++j) a[j] = keep ? a[j] : t[j];
   return from_words<P::N>(a);

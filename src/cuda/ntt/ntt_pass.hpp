@@ -309,18 +309,12 @@ CUZK_INLINE F canonical(const F& x) {
 #endif
 }
 
-// The variant the next device A/B times with ff/fp_cuda.hpp's predicated wrap (one switch):
-// a pass's result goes into its factor's product unreduced.
-#if defined(CUZK_FP_CUDA_PREDICATED_WRAP)
-#define CUZK_NTT_LAZY_FACTORS 1
-#endif
-
 // f·x below p for a factor f < p and a pass's lazy value x < 2p: f is the product's row
 // operand (ff/fp_cuda.hpp: below 2p before its final subtraction), so x needs no
 // canonical() first.
 template <class F>
 CUZK_INLINE F factor_times(const F& f, const F& x) {
-#if defined(CUZK_NTT_FP_STEPS) && defined(CUZK_NTT_LAZY_FACTORS)
+#if defined(CUZK_NTT_FP_STEPS)
   return F::from_mont(ff::cuda_fp::mont_mul<typename F::Params>(f.mont(), x.mont()));
 #else
   return x * f;
@@ -330,14 +324,8 @@ CUZK_INLINE F factor_times(const F& f, const F& x) {
 // x after the factors of `op` (kNone, kTwiddle, kScale, kPowers) at element ep, below p; x
 // is below p (loaded) or, kLazy, below 2p (a pass's result).
 template <bool kLazy = false, class F>
-CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep, const F& x_in) {
-#if defined(CUZK_NTT_LAZY_FACTORS)
-  const F& x = x_in;
+CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep, const F& x) {
   const auto none = [&x] { return kLazy ? canonical(x) : x; };
-#else
-  const F x = kLazy ? canonical(x_in) : x_in;
-  const auto none = [&x] { return x; };
-#endif
   switch (op.kind) {
     case OpKind::kTwiddle: {
       const uint64_t e = twiddle_exponent(a.g, ep);
