@@ -182,7 +182,8 @@ CUZK_INLINE F root_pow(const F* half, unsigned log_n, uint64_t e, bool inverse) 
 
 // Lazy butterflies (Harvey) on the device: inside a pass the values stay in [0, 2p), products
 // by the (canonical) twiddles skip their final subtraction, sums and differences take one
-// conditional step each, of 2p; store_element brings values back below p. Two forms:
+// conditional step each, of 2p; store_element brings values back below p, through the
+// element's factor product where it has one (factor_times). Two forms:
 //
 // - Narrow (5p < 2^(64N): BN254's Fr, p ~ 0.19·2^256): the DIF difference x0 - x1 + 2p
 //   (< 4p) goes into the product unreduced, so a DIF butterfly has one conditional step
