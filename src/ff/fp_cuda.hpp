@@ -114,6 +114,12 @@ inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
   return model_add((model_mul(a, b) >> 32) + c + model_cf, false);
 }
 inline uint32_t umulhi(uint32_t a, uint32_t b) { return uint32_t(model_mul(a, b) >> 32); }
+// A predicated instruction that does not run leaves CC as it was.
+inline uint32_t add_cc_if(uint32_t a, uint32_t b, uint32_t mask, bool first, bool last) {
+  if (mask == 0) return a;
+  if (first) return add_cc(a, b);
+  return last ? addc(a, b) : addc_cc(a, b);
+}
 #endif
 
 // Word j (32 bits) of a multi-limb integer; constant-folded for constant x and j.
@@ -593,17 +599,10 @@ CUZK_FP_CUDA_FN BigInt<P::N> sub_wrapped(const BigInt<P::N>& x, const BigInt<P::
 #pragma unroll
   for (size_t j = 1; j < n; ++j) a[j] = subc_cc(a[j], b[j]);
   const uint32_t mask = subc(0, 0);
-#if defined(__CUDA_ARCH__)
   // K·p added under a predicate: one instruction a word where `multiple & mask` takes two
   // (BENCHMARKS.md, "Predicated wraps").
 #pragma unroll
   for (size_t j = 0; j < n; ++j) a[j] = add_cc_if(a[j], multiple_word<P, K>(j), mask, j == 0, j + 1 == n);
-#else
-  a[0] = add_cc(a[0], multiple_word<P, K>(0) & mask);
-#pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) a[j] = addc_cc(a[j], multiple_word<P, K>(j) & mask);
-  a[n - 1] = addc(a[n - 1], multiple_word<P, K>(n - 1) & mask);
-#endif
   return from_words<P::N>(a);
 }
 
