@@ -33,7 +33,7 @@ struct KernelTimings {
   double ntt_h_ms = 0;
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0;
   double read_back_ms = 0;
-  double upload_host_copy_ms = 0, upload_link_wait_ms = 0;  // of upload_ms
+  double upload_host_copy_ms = 0, upload_link_wait_ms = 0;                                      // of upload_ms
   double upload_setup_ms = 0, upload_alloc_ms = 0, upload_acquire_ms = 0, upload_issue_ms = 0;  // the rest of it
 };
 
@@ -92,7 +92,8 @@ class LoadedKey {
   virtual ProofResult serialize(const ProvedProof& p) const = 0;
 
   // How the key is held on devices[device]: its prepared placement ("device", "streamed",
-  // "host"; empty while it is not prepared there) and the device bytes it holds.
+  // "mixed (streamed: B2)", "host"; empty while it is not prepared there) and the device
+  // bytes it holds.
   virtual std::string placement(size_t device) const = 0;
   virtual uint64_t resident_bytes(size_t device) const = 0;
 

@@ -27,7 +27,7 @@ const char* key_tier_name(KeyTier t) {
 KeyTier tier_of_placement(const std::string& placement) {
   if (placement == "device") return KeyTier::kDevice;
   if (placement == "pinned") return KeyTier::kPinnedHost;
-  return KeyTier::kMapped;  // "host", "streamed" (from the mapping), or not prepared now
+  return KeyTier::kMapped;  // "host", "streamed" or "mixed (...)" (reads the mapping), or not prepared now
 }
 
 Status check_circuit_id(const std::string& id) {

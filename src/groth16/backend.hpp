@@ -34,7 +34,7 @@ namespace cuzk::groth16 {
 
 // Seconds spent in each stage of one proof.
 struct ProveTimings {
-  double upload = 0;       // the witness to the backend (host to device for CUDA)
+  double upload = 0;  // the witness to the backend (host to device for CUDA)
   // Of upload, where a backend can tell: its setup (streams, events), the device memory,
   // taking pinned chunks, the host-side copies into them, issuing the DMAs, and waiting for
   // the link to take earlier chunks.
@@ -83,7 +83,8 @@ class PreparedKey {
   const KeyView<C>& view() const { return view_; }
   // Device bytes the key holds while prepared (0 on the CPU).
   virtual size_t resident_bytes() const { return 0; }
-  // How the key is held, for logs and status ("host", "device", "streamed").
+  // How the key is held, for logs and status ("host", "device", "streamed", or "mixed (streamed: H)":
+  // some sections resident, those named streamed from host memory).
   virtual std::string placement() const = 0;
   // What the backend chose for the key beyond its placement, and why (e.g. which MSM
   // sections got precomputed bases), for logs and the bench banner; empty when nothing.

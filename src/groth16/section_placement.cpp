@@ -40,7 +40,7 @@ std::string describe(SectionSet set) {
   return out;
 }
 
-std::optional<SectionSet> choose_streamed(const std::array<size_t, kMsmSections>& bytes, bool allow_partial,
+std::optional<SectionSet> choose_streamed(const std::array<size_t, kMsmSections>& bytes,
                                           const std::function<bool(SectionSet)>& fits) {
   struct Candidate {
     size_t bytes;
@@ -51,7 +51,6 @@ std::optional<SectionSet> choose_streamed(const std::array<size_t, kMsmSections>
   std::vector<Candidate> order;
   for (unsigned bits = 0; bits <= SectionSet::all().bits; ++bits) {
     const SectionSet set{bits};
-    if (!allow_partial && !set.empty() && !set.full()) continue;
     size_t total = 0;
     for (size_t i = 0; i < kMsmSections; ++i) total += set.has(MsmSection(i)) ? bytes[i] : 0;
     order.push_back({total, std::popcount(bits), set.has(MsmSection::kH), bits});

@@ -33,11 +33,11 @@ struct SectionSet {
 // "none", "B2", "B2 and H", "A, B1 and L", "all".
 std::string describe(SectionSet set);
 
-// Of the sets allowed (`allow_partial` false: only none and all), the one streaming the
-// fewest of `bytes` (each section's point bytes, indexed by MsmSection) for which
-// `fits(set)` holds; nullopt when none fits. `fits` is asked about each candidate at most
-// once, cheapest first, and the first that fits is the answer.
-std::optional<SectionSet> choose_streamed(const std::array<size_t, kMsmSections>& bytes, bool allow_partial,
+// The set streaming the fewest of `bytes` (each section's point bytes, indexed by
+// MsmSection) for which `fits(set)` holds; nullopt when none does. `fits` is asked about
+// each set at most once, cheapest first, and the first that fits is the answer (a caller
+// with rules of its own, such as "everything or nothing", says no to the other sets).
+std::optional<SectionSet> choose_streamed(const std::array<size_t, kMsmSections>& bytes,
                                           const std::function<bool(SectionSet)>& fits);
 
 }  // namespace cuzk::groth16

@@ -29,8 +29,8 @@ struct Device {
   }
 };
 
-std::optional<SectionSet> choose(Device& d, bool partial = true) {
-  return choose_streamed(kBytes, partial, [&](SectionSet s) { return d.fits(s); });
+std::optional<SectionSet> choose(Device& d) {
+  return choose_streamed(kBytes, [&](SectionSet s) { return d.fits(s); });
 }
 
 TEST(SectionPlacement, NothingStreamedWhenTheKeyFits) {
@@ -78,9 +78,11 @@ TEST(SectionPlacement, AllStreamedOrNothingFits) {
   EXPECT_EQ(none.asked.size(), size_t(1) << kMsmSections);  // each set asked once
 }
 
-TEST(SectionPlacement, WithoutPartialSetsOnlyNoneOrAll) {
+// A caller's own rule (everything or nothing) is its predicate's: the other sets are
+// asked, refused, and the cheapest allowed one that fits comes back.
+TEST(SectionPlacement, CallerRulesThroughThePredicate) {
   Device d{80, 20, 1, {}};
-  auto got = choose(d, false);
+  auto got = choose_streamed(kBytes, [&](SectionSet s) { return (s.empty() || s.full()) && d.fits(s); });
   ASSERT_TRUE(got.has_value());
   EXPECT_TRUE(got->full());
   EXPECT_EQ(d.asked, (std::vector<unsigned>{0u, SectionSet::all().bits}));
@@ -99,7 +101,7 @@ TEST(SectionPlacement, MatchesBruteForce) {
       for (size_t i = 0; i < kMsmSections; ++i) need += s.has(S(i)) ? 0 : bytes[i];
       return need <= budget;
     };
-    auto got = choose_streamed(bytes, true, fits);
+    auto got = choose_streamed(bytes, fits);
     std::optional<size_t> best;
     for (unsigned bits = 0; bits < (1u << kMsmSections); ++bits) {
       if (!fits(SectionSet{bits})) continue;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <numeric>
 #include <optional>
 #include <system_error>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "cuda/pacer.hpp"
 #include "cuda/prover/synthesis.hpp"
 #include "cuda/stream.hpp"
+#include "groth16/section_placement.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -31,7 +33,8 @@ unsigned log2_exact(size_t n) {
 
 // The five MSMs of a proof.
 using Section = groth16::MsmSection;
-constexpr size_t kSections = 5;
+using groth16::SectionSet;
+constexpr size_t kSections = groth16::kMsmSections;
 
 std::string gib(size_t bytes) {
   char buf[32];
@@ -76,7 +79,11 @@ class DeviceKey final : public groth16::PreparedKey<C> {
   ~DeviceKey() override {
     if (counter) counter->fetch_sub(resident);
   }
-  std::string placement() const override { return streamed ? "streamed" : "device"; }
+  std::string placement() const override {
+    if (streamed.empty()) return "device";
+    if (streamed.full()) return "streamed";
+    return "mixed (streamed: " + groth16::describe(streamed) + ")";
+  }
   size_t resident_bytes() const override { return resident; }
   std::string notes() const override { return notes_text; }
 
@@ -98,18 +105,43 @@ class DeviceKey final : public groth16::PreparedKey<C> {
     return p ? &*p : nullptr;
   }
   const PrecomputedBases<G2C>* pre2() const { return pre_b2 ? &*pre_b2 : nullptr; }
+  // Where a streamed section's points are read from: the page-locked copy prepare_with_points
+  // moved them to, else the zkey's own (mapped) section.
+  std::span<const G1> host_g1(Section sec) const {
+    if (!moved_g1[size_t(sec)].empty()) return moved_g1[size_t(sec)].span();
+    const formats::Zkey<C>& z = *this->view().zkey;
+    switch (sec) {
+      case Section::kA:
+        return z.a();
+      case Section::kB1:
+        return z.b1();
+      case Section::kL:
+        return z.c();
+      default:
+        return z.h();
+    }
+  }
+  std::span<const G2> host_b2() const {
+    return moved_b2.empty() ? this->view().zkey->b2() : std::span<const G2>(moved_b2.span());
+  }
 
   NttDomain<Fr> ntt;
   DeviceBuffer<uint32_t> row_start[2], signal[2];
   DeviceBuffer<Fr> coef[2];
-  // The point sections; empty when streamed (then read from the key's host mapping).
+  // The point sections; a streamed one is empty here (host_g1, host_b2 say where it is).
   DeviceBuffer<G1> a, b1, c, h;
   DeviceBuffer<G2> b2;
+  // Sections read from host memory in every proof: none (all resident), some ("mixed": the
+  // device could not hold them all beside a proof), or all ("streamed").
+  SectionSet streamed;
+  // Sections of a device-built key moved to page-locked host memory to make room (by
+  // MsmSection; only those in `streamed`, and only with prepare_with_points).
+  PinnedBuffer<G1> moved_g1[kSections];
+  PinnedBuffer<G2> moved_b2;
   // Precomputed bases of the sections that have them (G1 ones by Section), else empty.
   std::optional<PrecomputedBases<G1C>> pre_g1[kSections];
   std::optional<PrecomputedBases<G2C>> pre_b2;
   std::string notes_text;
-  bool streamed = false;
   unsigned lane_cap = kSections;  // the most MSM lanes whose working set fit beside the points
   size_t resident = 0;
   std::shared_ptr<std::atomic<size_t>> counter;  // the backend's resident-bytes total
@@ -189,38 +221,42 @@ Result<ec::Jacobian<G>> section_msm(const DeviceBuffer<ec::Affine<G>>& resident,
 template <class C>
 size_t working_bytes(const DeviceKey<C>& key, unsigned lanes, size_t stream_chunk_points) {
   using Fr = typename C::Fr;
+  using G1 = ec::Affine<typename C::G1>;
   using G2 = ec::Affine<typename C::G2>;
+  using G1C = typename C::G1;
+  using G2C = typename C::G2;
   const auto& hdr = key.view().zkey->header();
   const size_t n = hdr.domain_size;
   const size_t vars = hdr.n_vars;
   const size_t abc = 3 * n * sizeof(Fr) + snarkjs_h_scratch_bytes<Fr>(log2_exact(n));
-  using G1C = typename C::G1;
-  using G2C = typename C::G2;
-  if (key.streamed) {
-    const size_t chunk = std::min(stream_chunk_points, std::max(n, vars));
-    return abc + std::max(Msm<G1C>::scratch_bytes(chunk), Msm<G2C>::scratch_bytes(std::min(chunk, vars))) +
-           2 * chunk * sizeof(G2);
-  }
-  // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
-  // largest scratch in each, beside a, b, c (which live to the end).
   const size_t first_private = size_t(hdr.n_public) + 1;
-  // A section with precomputed bases runs their MSM, whose scratch differs.
-  auto g1 = [&](Section sec, size_t m) -> size_t {
+  auto points = [&](Section sec) -> size_t {
+    switch (sec) {
+      case Section::kH:
+        return n;
+      case Section::kL:
+        return vars - first_private;
+      default:
+        return vars;
+    }
+  };
+  // One section's MSM: a streamed one runs chunk by chunk beside its two chunk buffers
+  // (section_msm); a section with precomputed bases runs their MSM, whose scratch differs.
+  auto scratch = [&](Section sec) -> size_t {
+    const size_t m = points(sec);
+    if (key.streamed.has(sec)) {
+      const size_t chunk = std::min(stream_chunk_points, m);
+      return sec == Section::kB2 ? Msm<G2C>::scratch_bytes(chunk) + 2 * chunk * sizeof(G2)
+                                 : Msm<G1C>::scratch_bytes(chunk) + 2 * chunk * sizeof(G1);
+    }
+    if (sec == Section::kB2) {
+      return key.pre2() != nullptr ? Msm<G2C>::scratch_bytes(m, *key.pre2()) : Msm<G2C>::scratch_bytes(m);
+    }
     const auto* pre = key.pre1(sec);
     return pre != nullptr ? Msm<G1C>::scratch_bytes(m, *pre) : Msm<G1C>::scratch_bytes(m);
   };
-  auto scratch = [&](Section sec) -> size_t {
-    switch (sec) {
-      case Section::kH:
-        return g1(sec, n);
-      case Section::kB2:
-        return key.pre2() != nullptr ? Msm<G2C>::scratch_bytes(vars, *key.pre2()) : Msm<G2C>::scratch_bytes(vars);
-      case Section::kL:
-        return g1(sec, vars - first_private);
-      default:
-        return g1(sec, vars);
-    }
-  };
+  // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
+  // largest scratch in each, beside a, b, c (which live to the end).
   size_t msm = 0;
   for (const auto& lane : plan_lanes(lanes)) {
     size_t most = 0;
@@ -252,6 +288,10 @@ Status try_table(DeviceKey<C>& key, Section sec, DeviceBuffer<ec::Affine<G>>& ba
   using Pre = PrecomputedBases<G>;
   const std::string name = groth16::msm_section_name(sec);
   const size_t n = bases.size();
+  if (key.streamed.has(sec)) {
+    plan.said.push_back(name + " skipped (streamed from host memory)");
+    return Status::ok();
+  }
   if (plan.stop) {
     plan.said.push_back(name + " skipped (an earlier table could not be allocated)");
     return Status::ok();
@@ -316,7 +356,7 @@ Status try_table(DeviceKey<C>& key, Section sec, DeviceBuffer<ec::Affine<G>>& ba
 template <class C>
 Status build_tables(DeviceKey<C>& key, const CudaBackendOptions& o, size_t upload, DeviceAllocator& alloc,
                     const Stream& s) {
-  if (key.streamed) {
+  if (key.streamed.full()) {
     key.notes_text = "precomputed bases: none (the key is streamed)";
     return Status::ok();
   }
@@ -397,8 +437,10 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_with_po
                                                                                      DeviceKeyPoints<C> points) {
   const auto& hdr = view.zkey->header();
   const size_t vars = hdr.n_vars, privates = size_t(hdr.n_vars) - hdr.n_public - 1;
-  const std::pair<size_t, size_t> sizes[] = {{points.a.size(), vars},      {points.b1.size(), vars},
-                                             {points.b2.size(), vars},     {points.c.size(), privates},
+  const std::pair<size_t, size_t> sizes[] = {{points.a.size(), vars},
+                                             {points.b1.size(), vars},
+                                             {points.b2.size(), vars},
+                                             {points.c.size(), privates},
                                              {points.h.size(), hdr.domain_size}};
   const char* names[] = {"A", "B1", "B2", "C", "H"};
   for (size_t i = 0; i < 5; ++i) {
@@ -411,6 +453,16 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_with_po
   return prepare_impl(view, std::move(points));
 }
 
+// Moves a device-built key's section to page-locked host memory (it is then streamed in
+// every proof, like a zkey's section from its mapping) and frees its device copy.
+template <class T>
+Status move_to_host(DeviceBuffer<T>& on_device, PinnedBuffer<T>& on_host, const Stream& s) {
+  CUZK_ASSIGN_OR_RETURN(on_host, PinnedBuffer<T>::allocate(on_device.size()));
+  CUZK_RETURN_IF_ERROR(on_device.download(on_host.span(), s));
+  CUZK_RETURN_IF_ERROR(s.synchronize());
+  return on_device.release();
+}
+
 template <class C>
 Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_impl(const groth16::KeyView<C>& view,
                                                                               std::optional<DeviceKeyPoints<C>> given) {
@@ -421,6 +473,107 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_impl(co
   CUZK_ASSIGN_OR_RETURN(Stream s, Stream::create());
   CUZK_ASSIGN_OR_RETURN(NttDomain<Fr> ntt, NttDomain<Fr>::create(log2_exact(n), s));
   auto key = std::make_unique<DeviceKey<C>>(view, std::move(ntt));
+  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
+
+  // Placement: which point sections stay in device memory. The coefficient rows, one
+  // upload and one lane's working set must fit beside the resident sections; of the sets
+  // of streamed sections that allow it, the one streaming the fewest bytes per proof
+  // (groth16/section_placement.hpp). Given points are on the device already (the budget's
+  // free bytes exclude them): a section streamed from there frees its bytes.
+  size_t coef_bytes = 0;
+  for (int m = 0; m < 2; ++m) {
+    const groth16::CoefficientRows& r = view.rows[m];
+    coef_bytes += r.row_start.size() * sizeof(uint32_t) + r.entry.size() * (sizeof(uint32_t) + sizeof(Fr));
+  }
+  const std::array<size_t, kSections> section_bytes =
+      given ? std::array<size_t, kSections>{given->h.size_bytes(), given->a.size_bytes(), given->b1.size_bytes(),
+                                            given->b2.size_bytes(), given->c.size_bytes()}
+            : std::array<size_t, kSections>{zkey.h().size_bytes(), zkey.a().size_bytes(), zkey.b1().size_bytes(),
+                                            zkey.b2().size_bytes(), zkey.c().size_bytes()};
+  const size_t all_points = std::accumulate(section_bytes.begin(), section_bytes.end(), size_t(0));
+  const size_t up = upload_bytes(*key);
+  auto fits = [&](unsigned lanes) {
+    size_t resident = 0;
+    for (size_t i = 0; i < kSections; ++i) resident += key->streamed.has(Section(i)) ? 0 : section_bytes[i];
+    const size_t need =
+        coef_bytes + up + working_bytes(*key, lanes, options_.stream_chunk_points) + (given ? 0 : resident);
+    const size_t freed = given ? all_points - resident : 0;
+    return need <= freed || alloc->fits(need - freed);
+  };
+  const auto chosen = groth16::choose_streamed(section_bytes, [&](SectionSet set) {
+    if (options_.force_streamed && !set.full()) return false;
+    if (!options_.allow_streamed && !set.empty()) return false;
+    key->streamed = set;
+    return fits(1);
+  });
+  if (!chosen) {
+    key->streamed = SectionSet::all();
+    const size_t least = coef_bytes + up + working_bytes(*key, 1, options_.stream_chunk_points);
+    return Status{StatusCode::kResourceExhausted,
+                  "cuda backend: " + zkey.path() + ": the key's coefficients (" + std::to_string(coef_bytes >> 20) +
+                      " MiB), points (" + std::to_string(all_points >> 20) + " MiB" + (given ? ", on the device" : "") +
+                      ") and a proof's working set do not fit the device budget (" +
+                      std::to_string(alloc->stats().available_bytes() >> 20) + " MiB available" +
+                      (given ? " beside the points" : "") + "); " +
+                      (options_.allow_streamed ? "even with every section streamed from host memory " +
+                                                     std::to_string(least >> 20) + " MiB would be needed"
+                                               : "streaming from host memory is off")};
+  }
+  key->streamed = *chosen;
+  // As many lanes (each holding an MSM's scratch) as fit too.
+  while (!key->streamed.full() && key->lane_cap > 1 && !fits(key->lane_cap)) --key->lane_cap;
+
+  std::string placed;
+  if (given) {
+    key->a = std::move(given->a);
+    key->b1 = std::move(given->b1);
+    key->b2 = std::move(given->b2);
+    key->c = std::move(given->c);
+    key->h = std::move(given->h);
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < kSections; ++i) {
+      const auto sec = Section(i);
+      if (!key->streamed.has(sec)) continue;
+      Status moved = sec == Section::kB2 ? move_to_host(key->b2, key->moved_b2, s)
+                                         : move_to_host(key->g1_points(sec), key->moved_g1[i], s);
+      if (!moved.is_ok()) {
+        return moved.with_context("cuda backend: " + zkey.path() + ": moving section " + groth16::describe({1u << i}) +
+                                  " (" + gib(section_bytes[i]) + ") to host memory");
+      }
+    }
+    if (!key->streamed.empty()) {
+      char line[96];
+      std::snprintf(line, sizeof line, " (moved from the device to page-locked host memory in %.2f s)",
+                    seconds_since(t0));
+      placed = line;
+    }
+  } else if (!key->streamed.full()) {
+    const auto up_g1 = [&](Section sec, DeviceBuffer<G1>& to, std::span<const G1> from, const char* site) -> Status {
+      if (key->streamed.has(sec)) return Status::ok();
+      CUZK_ASSIGN_OR_RETURN(to, upload_span<G1>(from, site, s));
+      return Status::ok();
+    };
+    CUZK_RETURN_IF_ERROR(up_g1(Section::kA, key->a, zkey.a(), "prover.prepare.points_a"));
+    CUZK_RETURN_IF_ERROR(up_g1(Section::kB1, key->b1, zkey.b1(), "prover.prepare.points_b1"));
+    if (!key->streamed.has(Section::kB2)) {
+      CUZK_ASSIGN_OR_RETURN(key->b2, upload_span<G2>(zkey.b2(), "prover.prepare.points_b2", s));
+    }
+    CUZK_RETURN_IF_ERROR(up_g1(Section::kL, key->c, zkey.c(), "prover.prepare.points_c"));
+    CUZK_RETURN_IF_ERROR(up_g1(Section::kH, key->h, zkey.h(), "prover.prepare.points_h"));
+    CUZK_RETURN_IF_ERROR(s.synchronize());
+    // The streamed sections are read from the mapping in every proof; the rest are done with.
+    if (!key->streamed.has(Section::kA)) zkey.done_with(zkey.a());
+    if (!key->streamed.has(Section::kB1)) zkey.done_with(zkey.b1());
+    if (!key->streamed.has(Section::kB2)) zkey.done_with(zkey.b2());
+    if (!key->streamed.has(Section::kL)) zkey.done_with(zkey.c());
+    if (!key->streamed.has(Section::kH)) zkey.done_with(zkey.h());
+  }
+  if (!key->streamed.empty()) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < kSections; ++i) bytes += key->streamed.has(Section(i)) ? section_bytes[i] : 0;
+    placed = "streamed from host memory in every proof: " + groth16::describe(key->streamed) + ", " + gib(bytes) +
+             (key->streamed.full() ? "" : " of " + gib(all_points)) + placed + "; ";
+  }
 
   // Coefficient rows in CSR form: the entry positions the prover sorted, resolved to
   // (witness index, coefficient) pairs.
@@ -442,53 +595,8 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_impl(co
   }
   zkey.done_with_coefficients();
 
-  const size_t point_bytes = given ? 0  // already allocated: the budget's free bytes exclude them
-                                   : zkey.a().size_bytes() + zkey.b1().size_bytes() + zkey.b2().size_bytes() +
-                                         zkey.c().size_bytes() + zkey.h().size_bytes();
-  CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(options_.device));
-  // The points stay resident if a proof's working set in one lane still fits beside them;
-  // it then runs in as many lanes (each holding an MSM's scratch) as fit too.
-  const size_t up = upload_bytes(*key);
-  const size_t work = working_bytes(*key, 1, options_.stream_chunk_points) + up;
-  key->streamed = !given && (options_.force_streamed || !alloc->fits(point_bytes + work));
-  if (given && !alloc->fits(work)) {
-    return Status{StatusCode::kResourceExhausted,
-                  "cuda backend: " + zkey.path() + ": a proof's working set (" + std::to_string(work >> 20) +
-                      " MiB) does not fit the device budget beside the key's points (" +
-                      std::to_string(given->bytes() >> 20) + " MiB held, " +
-                      std::to_string(alloc->stats().available_bytes() >> 20) + " MiB available)"};
-  }
-  while (!key->streamed && key->lane_cap > 1 &&
-         !alloc->fits(point_bytes + up + working_bytes(*key, key->lane_cap, options_.stream_chunk_points))) {
-    --key->lane_cap;
-  }
-  if (key->streamed && !options_.allow_streamed) {
-    return Status{StatusCode::kResourceExhausted,
-                  "cuda backend: " + zkey.path() + ": the key's points (" + std::to_string(point_bytes >> 20) +
-                      " MiB) and a proof's working set (" + std::to_string(work >> 20) +
-                      " MiB) do not fit the device budget (" + std::to_string(alloc->stats().available_bytes() >> 20) +
-                      " MiB available) and streaming is off"};
-  }
-  if (given) {
-    key->a = std::move(given->a);
-    key->b1 = std::move(given->b1);
-    key->b2 = std::move(given->b2);
-    key->c = std::move(given->c);
-    key->h = std::move(given->h);
-  } else if (!key->streamed) {
-    CUZK_ASSIGN_OR_RETURN(key->a, upload_span<G1>(zkey.a(), "prover.prepare.points_a", s));
-    CUZK_ASSIGN_OR_RETURN(key->b1, upload_span<G1>(zkey.b1(), "prover.prepare.points_b1", s));
-    CUZK_ASSIGN_OR_RETURN(key->b2, upload_span<G2>(zkey.b2(), "prover.prepare.points_b2", s));
-    CUZK_ASSIGN_OR_RETURN(key->c, upload_span<G1>(zkey.c(), "prover.prepare.points_c", s));
-    CUZK_ASSIGN_OR_RETURN(key->h, upload_span<G1>(zkey.h(), "prover.prepare.points_h", s));
-    CUZK_RETURN_IF_ERROR(s.synchronize());
-    zkey.done_with(zkey.a());
-    zkey.done_with(zkey.b1());
-    zkey.done_with(zkey.b2());
-    zkey.done_with(zkey.c());
-    zkey.done_with(zkey.h());
-  }
   CUZK_RETURN_IF_ERROR(build_tables(*key, options_, up, *alloc, s));
+  key->notes_text = placed + key->notes_text;
   size_t points = key->a.size_bytes() + key->b1.size_bytes() + key->b2.size_bytes() + key->c.size_bytes() +
                   key->h.size_bytes() + (key->pre_b2 ? key->pre_b2->table_bytes() : 0);
   for (const auto& p : key->pre_g1) points += p ? p->table_bytes() : 0;
@@ -504,7 +612,7 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_impl(co
 template <class C>
 unsigned CudaBackend<C>::msm_lanes(const groth16::PreparedKey<C>& pk) const {
   const auto& key = static_cast<const DeviceKey<C>&>(pk);
-  return key.streamed ? 1u : std::min(key.lane_cap, std::clamp(options_.msm_lanes, 1u, unsigned(kSections)));
+  return key.streamed.full() ? 1u : std::min(key.lane_cap, std::clamp(options_.msm_lanes, 1u, unsigned(kSections)));
 }
 
 template <class C>
@@ -610,33 +718,37 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
     const auto t1 = Clock::now();
     switch (sec) {
       case Section::kH: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.h, section_msm<G1C>(key.h, key.pre1(sec), zkey.h(), p, n, key.streamed, chunk,
-                                                           st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(
+            job.sums.h, section_msm<G1C>(key.h, key.pre1(sec), key.host_g1(sec), p, n, key.streamed.has(sec), chunk, st,
+                                         job.copy, &res, job.pauses));
         t.msm_h = seconds_since(t1);
         break;
       }
       case Section::kA: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.a, section_msm<G1C>(key.a, key.pre1(sec), zkey.a(), w, vars, key.streamed, chunk,
-                                                           st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(
+            job.sums.a, section_msm<G1C>(key.a, key.pre1(sec), key.host_g1(sec), w, vars, key.streamed.has(sec), chunk,
+                                         st, job.copy, &res, job.pauses));
         t.msm_a = seconds_since(t1);
         break;
       }
       case Section::kB1: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b1, section_msm<G1C>(key.b1, key.pre1(sec), zkey.b1(), w, vars, key.streamed,
-                                                            chunk, st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.b1,
+                              section_msm<G1C>(key.b1, key.pre1(sec), key.host_g1(sec), w, vars, key.streamed.has(sec),
+                                               chunk, st, job.copy, &res, job.pauses));
         t.msm_b1 = seconds_since(t1);
         break;
       }
       case Section::kB2: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.b2, section_msm<G2C>(key.b2, key.pre2(), zkey.b2(), w, vars, key.streamed, chunk,
-                                                            st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(
+            job.sums.b2, section_msm<G2C>(key.b2, key.pre2(), key.host_b2(), w, vars, key.streamed.has(sec), chunk, st,
+                                          job.copy, &res, job.pauses));
         t.msm_b2 = seconds_since(t1);
         break;
       }
       case Section::kL: {
-        CUZK_ASSIGN_OR_RETURN(job.sums.l,
-                              section_msm<G1C>(key.c, key.pre1(sec), zkey.c(), w + first_private, vars - first_private,
-                                               key.streamed, chunk, st, job.copy, &res, job.pauses));
+        CUZK_ASSIGN_OR_RETURN(job.sums.l, section_msm<G1C>(key.c, key.pre1(sec), key.host_g1(sec), w + first_private,
+                                                           vars - first_private, key.streamed.has(sec), chunk, st,
+                                                           job.copy, &res, job.pauses));
         t.msm_l = seconds_since(t1);
         break;
       }

@@ -1,16 +1,19 @@
 // groth16::Backend on one CUDA device. prepare() uploads a key's point sections (A, B1, B2,
 // C/L, H) and its A/B coefficient rows into device memory once; each proof then sends only
 // the witness: synthesis, the H pipeline and all five MSMs (G2 included) run on the device.
-// When the device's budget cannot hold the key's points, they stay in host memory and
-// are streamed through two device chunk buffers per MSM, the next chunk's copy running
-// under the current chunk's MSM ("streamed" placement). A resident key's sections may also
-// get precomputed bases where the budget allows (CudaBackendOptions::precompute).
+// When the device's budget cannot hold all of the key's points beside a proof's working
+// set, the fewest bytes of sections that make room stay in host memory (the zkey's
+// mapping; for a device-built key, page-locked memory they are moved to) and are streamed
+// through two device chunk buffers per MSM, the next chunk's copy running under the current
+// chunk's MSM: "mixed (streamed: B2)" placement, or "streamed" when every section is.
+// Resident sections may also get precomputed bases where the budget allows
+// (CudaBackendOptions::precompute).
 //
 // The witness goes up through pinned staging chunks owned by the backend (host_staging.hpp:
 // allocated once, reused across proofs, one set per upload in flight). The kernel region
 // runs in `msm_lanes` streams, each driven by a host thread: lane 0 runs synthesis, the H
 // pipeline and the H MSM; the A, B1, B2 and L MSMs, which need only the witness, run in the
-// other lanes beside it from the start (a resident key; a streamed key uses one lane).
+// other lanes beside it from the start (as many as fit; a wholly streamed key uses one).
 //
 // Every device byte comes from the device's accounted allocator; each stage reserves what
 // it needs at its start (upload_bytes, compute_bytes), so a stage that cannot fit fails
@@ -35,9 +38,10 @@ namespace cuzk::cuda {
 
 struct CudaBackendOptions {
   int device = 0;
-  // Stream the points from host memory when the budget cannot hold them (else prepare fails).
+  // Stream sections from host memory when the budget cannot hold them all (off: prepare
+  // fails instead).
   bool allow_streamed = true;
-  // Force the streamed placement even when the key fits (tests).
+  // Force the streamed placement (every section) even when the key fits (tests).
   bool force_streamed = false;
   size_t stream_chunk_points = size_t(1) << 22;  // points per chunk when streaming
   // Pinned host chunk for the witness upload (two per upload in flight).
@@ -67,7 +71,7 @@ struct CudaBackendOptions {
 
 // A key's point sections already in device memory, on the backend's device (the dev setup
 // of cuda/setup/device_key.hpp computes them there): prepare_with_points keeps them as the
-// key's resident copy, so they never cross PCIe.
+// key's resident copy, so they never cross PCIe, unless they do not all fit beside a proof.
 template <class C>
 struct DeviceKeyPoints {
   DeviceBuffer<ec::Affine<typename C::G1>> a, b1, c, h;  // c: the zkey's C section (the L MSM)
@@ -105,8 +109,11 @@ class CudaBackend final : public groth16::Backend<C> {
 
   Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare(const groth16::KeyView<C>& key) override;
   // prepare() for a key whose points are already on the device (`key.zkey` may then hold
-  // none: formats::Zkey::held_elsewhere). The sizes must match the key's header; the key
-  // stays resident (never streamed) and gets precomputed bases as prepare() would give it.
+  // none: formats::Zkey::held_elsewhere). The sizes must match the key's header. Sections
+  // that cannot stay beside the coefficients and a proof's working set (placement as in
+  // prepare(); force_streamed moves them all) are moved to page-locked host memory, which
+  // the key then owns, and streamed from there; the rest get precomputed bases as
+  // prepare() would give them.
   Result<std::unique_ptr<groth16::PreparedKey<C>>> prepare_with_points(const groth16::KeyView<C>& key,
                                                                        DeviceKeyPoints<C> points);
   size_t upload_bytes(const groth16::PreparedKey<C>& key) const override;

@@ -3,7 +3,8 @@
 // section 4, and every point section equal point for point (downloaded and compared); its
 // proofs equal the CPU's for the same r and s and verify. A fault at any of its
 // allocations, copies or launches fails it with that fault and leaves the device at its
-// baseline, and the next build succeeds; prepare() refuses a key with no host points and
+// baseline, and the next build succeeds; sections that do not fit beside a proof move to
+// host memory and are streamed; prepare() refuses a key with no host points and
 // prepare_with_points() sections of the wrong size.
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "cuda/allocator.hpp"
 #include "cuda/cuda_test_util.hpp"
 #include "cuda/fault.hpp"
+#include "cuda/ntt/ntt.hpp"
 #include "cuda/prover/cuda_backend.hpp"
 #include "cuda/prover/device_key.hpp"
 #include "cuda/prover/same_proofs.hpp"  // tests/cuda
@@ -133,10 +135,10 @@ TYPED_TEST(CudaDeviceKey, FaultsFailTheBuildCleanly) {
   ThreadPool pool(std::max<size_t>(2, ThreadPool::default_threads()));
   auto circuit = groth16::make_demo_circuit<Fr>((1u << 12) - 5, 11);
   ASSERT_TRUE(circuit.is_ok());
-  for (const char* rule : {"alloc:1@setup.fixed_base.table", "alloc:2@setup.fixed_base.scalars",
-                           "alloc:1@setup.device_key.points_a", "alloc:1@setup.device_key.points_h",
-                           "alloc:1@setup.device_key.points_b2", "copy:1", "copy:4", "kernel:1@setup.fixed_base",
-                           "kernel:5@setup.fixed_base"}) {
+  for (const char* rule :
+       {"alloc:1@setup.fixed_base.table", "alloc:2@setup.fixed_base.scalars", "alloc:1@setup.device_key.points_a",
+        "alloc:1@setup.device_key.points_h", "alloc:1@setup.device_key.points_b2", "copy:1", "copy:4",
+        "kernel:1@setup.fixed_base", "kernel:5@setup.fixed_base"}) {
     SCOPED_TRACE(rule);
     ASSERT_TRUE(arm_faults(rule).is_ok());
     auto dk = dev_setup_on_device<C>(circuit->r1cs, "device key", pool);
@@ -159,6 +161,122 @@ TYPED_TEST(CudaDeviceKey, FaultsFailTheBuildCleanly) {
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   Status v = groth16::verify<C>(dk->vk, out->proof, out->public_signals);
   EXPECT_TRUE(v.is_ok()) << v.to_string();
+}
+
+// A device-built key whose sections cannot all stay on the device beside a proof (ballast
+// takes the room, as a smaller card would): the fewest bytes of sections move to
+// page-locked host memory and are streamed in every proof ("mixed"), proofs still equal
+// the CPU's; with force_streamed every section moves ("streamed"); with no room even for
+// that, prepare fails with what it needed and the device returns to its baseline.
+TYPED_TEST(CudaDeviceKey, SectionsThatDoNotFitMoveToHostMemory) {
+  using C = TypeParam;
+  using Fr = typename C::Fr;
+  const uint32_t n = (1u << 16) + 7;
+  groth16::testing::ScratchDir dir;
+  ThreadPool pool(std::max<size_t>(2, ThreadPool::default_threads()));
+  auto circuit = groth16::make_demo_circuit<Fr>(n, 19);
+  ASSERT_TRUE(circuit.is_ok());
+  const auto tw = fresh_toxic<Fr>(std::string("device-key-moved-") + C::NAME);
+  auto vk = groth16::dev_setup<C>(circuit->r1cs, dir.file("k.zkey"), pool, {}, {}, tw);
+  ASSERT_TRUE(vk.is_ok()) << vk.status().to_string();
+  auto file = formats::Zkey<C>::open(dir.file("k.zkey"));
+  ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+  groth16::CpuBackend<C> cpu(pool);
+  auto cpu_prover = groth16::Prover<C>::create(*file, cpu, pool);
+  ASSERT_TRUE(cpu_prover.is_ok()) << cpu_prover.status().to_string();
+
+  CudaBackendOptions o;
+  o.precompute.clear();
+  o.msm_lanes = 1;
+  o.stream_chunk_points = size_t(1) << 12;  // chunk buffers well below a section
+  auto gpu = CudaBackend<C>::create(o, pool);
+  ASSERT_TRUE(gpu.is_ok()) << gpu.status().to_string();
+  auto prepare = [&](DeviceDevKey<C>& dk) {
+    return groth16::Prover<C>::create(dk.zkey, **gpu, pool, [&](const groth16::KeyView<C>& view) {
+      return (*gpu)->prepare_with_points(view, std::move(dk.points));
+    });
+  };
+  auto build = [&] {
+    auto dk = dev_setup_on_device<C>(circuit->r1cs, "device key", pool, {}, tw);
+    EXPECT_TRUE(dk.is_ok()) << dk.status().to_string();
+    return dk;
+  };
+
+  // What a resident key holds beside its points, and what one proof adds.
+  size_t beside = 0, smallest = SIZE_MAX;
+  {
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    const size_t points = dk->points.bytes();
+    for (size_t b : {dk->points.a.size_bytes(), dk->points.b1.size_bytes(), dk->points.b2.size_bytes(),
+                     dk->points.c.size_bytes(), dk->points.h.size_bytes()}) {
+      smallest = std::min(smallest, b);
+    }
+    auto prover = prepare(*dk);
+    ASSERT_TRUE(prover.is_ok()) << prover.status().to_string();
+    const auto& key = prover->prepared();
+    ASSERT_EQ(key.placement(), "device");
+    beside = key.resident_bytes() - points + (*gpu)->upload_bytes(key) + (*gpu)->compute_bytes(key);
+  }
+  ASSERT_GT(smallest, size_t(4) << 20);
+
+  // Short by 2 MiB: one section moves (the smallest that makes room).
+  {
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    const size_t short_by = size_t(2) << 20;
+    auto ballast =
+        DeviceBuffer<uint8_t>::allocate(allocator().stats().available_bytes() - beside + short_by, "test.ballast");
+    ASSERT_TRUE(ballast.is_ok()) << ballast.status().to_string();
+    auto prover = prepare(*dk);
+    ASSERT_TRUE(prover.is_ok()) << prover.status().to_string();
+    const auto& key = prover->prepared();
+    EXPECT_EQ(key.placement().rfind("mixed (streamed: ", 0), 0u) << key.placement();
+    EXPECT_EQ(key.placement().find(" and "), std::string::npos) << key.placement();  // one section
+    EXPECT_NE(key.notes().find("moved from the device to page-locked host memory"), std::string::npos) << key.notes();
+    testing_prover::expect_same_proofs<C>(*cpu_prover, *prover, circuit->witness, *vk,
+                                          std::string("device-key-mixed-") + C::NAME);
+    testing_prover::expect_same_proofs<C>(*cpu_prover, *prover, circuit->witness, *vk,
+                                          std::string("device-key-mixed2-") + C::NAME);
+  }
+
+  // Every section streamed, on request.
+  {
+    CudaBackendOptions all = o;
+    all.force_streamed = true;
+    auto streaming = CudaBackend<C>::create(all, pool);
+    ASSERT_TRUE(streaming.is_ok());
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    auto prover = groth16::Prover<C>::create(dk->zkey, **streaming, pool, [&](const groth16::KeyView<C>& view) {
+      return (*streaming)->prepare_with_points(view, std::move(dk->points));
+    });
+    ASSERT_TRUE(prover.is_ok()) << prover.status().to_string();
+    EXPECT_EQ(prover->prepared().placement(), "streamed");
+    testing_prover::expect_same_proofs<C>(*cpu_prover, *prover, circuit->witness, *vk,
+                                          std::string("device-key-streamed-") + C::NAME);
+  }
+
+  // No room even with every section on the host: a clear refusal, nothing left behind.
+  {
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    // Room for the key's NTT domain (allocated first) and 1 MiB more: not even the coefficients fit.
+    unsigned log_n = 0;
+    while ((size_t(1) << log_n) < dk->zkey.header().domain_size) ++log_n;
+    auto ballast = DeviceBuffer<uint8_t>::allocate(
+        allocator().stats().available_bytes() - NttDomain<Fr>::device_bytes(log_n) - (size_t(1) << 20), "test.ballast");
+    ASSERT_TRUE(ballast.is_ok()) << ballast.status().to_string();
+    auto prover = prepare(*dk);
+    ASSERT_FALSE(prover.is_ok());
+    EXPECT_EQ(prover.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(prover.status().message().find("device key"), std::string::npos) << prover.status().message();
+    EXPECT_NE(prover.status().message().find("even with every section streamed"), std::string::npos)
+        << prover.status().message();
+  }
+  Status base = allocator().check_baseline(0);
+  EXPECT_TRUE(base.is_ok()) << base.to_string();
+  EXPECT_EQ(allocator().stats().reserved_bytes, 0u);
 }
 
 TYPED_TEST(CudaDeviceKey, PrepareRefusesMissingOrMismatchedPoints) {
