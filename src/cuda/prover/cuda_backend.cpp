@@ -13,6 +13,7 @@
 #include "cuda/allocator.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/fault.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/pacer.hpp"
@@ -454,9 +455,11 @@ Result<std::unique_ptr<groth16::PreparedKey<C>>> CudaBackend<C>::prepare_with_po
 }
 
 // Moves a device-built key's section to page-locked host memory (it is then streamed in
-// every proof, like a zkey's section from its mapping) and frees its device copy.
+// every proof, like a zkey's section from its mapping) and frees its device copy. Pinning
+// the host memory is the allocation fault site "prover.prepare.host_section".
 template <class T>
 Status move_to_host(DeviceBuffer<T>& on_device, PinnedBuffer<T>& on_host, const Stream& s) {
+  CUZK_RETURN_IF_ERROR(inject_fault(FaultKind::kAlloc, "prover.prepare.host_section"));
   CUZK_ASSIGN_OR_RETURN(on_host, PinnedBuffer<T>::allocate(on_device.size()));
   CUZK_RETURN_IF_ERROR(on_device.download(on_host.span(), s));
   CUZK_RETURN_IF_ERROR(s.synchronize());

@@ -238,6 +238,21 @@ TYPED_TEST(CudaDeviceKey, SectionsThatDoNotFitMoveToHostMemory) {
     Status base = allocator().check_baseline(ballast->size_bytes());
     EXPECT_TRUE(base.is_ok()) << base.to_string();
   }
+  {  // The same when the host memory cannot be pinned.
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    auto ballast =
+        DeviceBuffer<uint8_t>::allocate(allocator().stats().available_bytes() - beside + short_by, "test.ballast");
+    ASSERT_TRUE(ballast.is_ok()) << ballast.status().to_string();
+    ASSERT_TRUE(arm_faults("alloc:1@prover.prepare.host_section").is_ok());
+    auto prover = prepare(*dk);
+    disarm_faults();
+    ASSERT_FALSE(prover.is_ok());
+    EXPECT_NE(prover.status().message().find("injected"), std::string::npos) << prover.status().message();
+    EXPECT_NE(prover.status().message().find("to host memory"), std::string::npos) << prover.status().message();
+    Status base = allocator().check_baseline(ballast->size_bytes());
+    EXPECT_TRUE(base.is_ok()) << base.to_string();
+  }
   {
     auto dk = build();
     ASSERT_TRUE(dk.is_ok());
