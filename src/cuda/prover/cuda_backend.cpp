@@ -45,18 +45,36 @@ std::string gib(size_t bytes) {
 
 // Which lane runs which MSM. Lane 0 runs the H chain (synthesis, H pipeline, H MSM: the
 // longest); the others share A, B1, B2 and L, each to the lane with the least expected
-// work so far (a G2 MSM costs about four G1 MSMs). One lane runs all five, H first.
-std::vector<std::vector<Section>> plan_lanes(unsigned lanes) {
+// work so far (a G2 MSM costs about four G1 MSMs). One lane runs all five, H first. A
+// mixed key's streamed sections other than H get the last lane to themselves: their copies
+// over the host link run beside the rest from the start, and that lane holds only a
+// chunk's scratch and buffers; with two lanes the resident ones follow H in lane 0.
+std::vector<std::vector<Section>> plan_lanes(unsigned lanes, SectionSet streamed) {
   std::vector<std::vector<Section>> plan(std::max(1u, lanes));
   plan[0].push_back(Section::kH);
   if (plan.size() == 1) {
     for (Section sec : {Section::kA, Section::kB1, Section::kB2, Section::kL}) plan[0].push_back(sec);
     return plan;
   }
+  SectionSet apart;
+  if (!streamed.full()) {
+    for (Section sec : {Section::kA, Section::kB1, Section::kB2, Section::kL}) {
+      if (streamed.has(sec)) apart.add(sec);
+    }
+  }
+  const size_t shared = apart.empty() ? plan.size() : plan.size() - 1;  // lanes 1 .. shared-1 share the rest
   std::vector<unsigned> load(plan.size(), 0);
   for (Section sec : {Section::kB2, Section::kA, Section::kB1, Section::kL}) {
+    if (apart.has(sec)) {
+      plan.back().push_back(sec);
+      continue;
+    }
+    if (shared == 1) {
+      plan[0].push_back(sec);
+      continue;
+    }
     size_t best = 1;
-    for (size_t i = 2; i < plan.size(); ++i) {
+    for (size_t i = 2; i < shared; ++i) {
       if (load[i] < load[best]) best = i;
     }
     plan[best].push_back(sec);
@@ -259,7 +277,7 @@ size_t working_bytes(const DeviceKey<C>& key, unsigned lanes, size_t stream_chun
   // The lanes run at once, each one MSM at a time: the peak is the sum over lanes of the
   // largest scratch in each, beside a, b, c (which live to the end).
   size_t msm = 0;
-  for (const auto& lane : plan_lanes(lanes)) {
+  for (const auto& lane : plan_lanes(lanes, key.streamed)) {
     size_t most = 0;
     for (Section sec : lane) most = std::max(most, scratch(sec));
     msm += most;
@@ -688,7 +706,7 @@ Status CudaBackend<C>::compute(const groth16::PreparedKey<C>& pk, groth16::Proof
   CUZK_RETURN_IF_ERROR(set_device(device));
   CUZK_ASSIGN_OR_RETURN(DeviceAllocator * alloc, DeviceAllocator::for_device(device));
   CUZK_ASSIGN_OR_RETURN(Reservation res, alloc->reserve(compute_bytes(key), "prover.compute"));
-  const auto lanes = plan_lanes(msm_lanes(key));
+  const auto lanes = plan_lanes(msm_lanes(key), key.streamed);
 
   // Lane 0 is the job's stream; the others get streams of their own. All wait for the upload.
   std::vector<Stream> lane_stream;

@@ -270,6 +270,30 @@ TYPED_TEST(CudaDeviceKey, SectionsThatDoNotFitMoveToHostMemory) {
     testing_prover::expect_same_proofs<C>(*cpu_prover, *prover, circuit->witness, *vk,
                                           std::string("device-key-mixed2-") + C::NAME);
   }
+  // With lanes to spare the streamed section runs in a lane of its own beside the rest: a
+  // lane of small chunks (256 points) fits in the ~4 MiB the moved section freed beyond
+  // what was short; a third lane (a resident MSM's scratch) does not.
+  {
+    CudaBackendOptions o3 = o;
+    o3.msm_lanes = 3;
+    o3.stream_chunk_points = 256;
+    auto gpu3 = CudaBackend<C>::create(o3, pool);
+    ASSERT_TRUE(gpu3.is_ok());
+    auto dk = build();
+    ASSERT_TRUE(dk.is_ok());
+    auto ballast = DeviceBuffer<uint8_t>::allocate(allocator().stats().available_bytes() - beside + (size_t(64) << 10),
+                                                   "test.ballast");
+    ASSERT_TRUE(ballast.is_ok()) << ballast.status().to_string();
+    auto prover = groth16::Prover<C>::create(dk->zkey, **gpu3, pool, [&](const groth16::KeyView<C>& view) {
+      return (*gpu3)->prepare_with_points(view, std::move(dk->points));
+    });
+    ASSERT_TRUE(prover.is_ok()) << prover.status().to_string();
+    const auto& key = prover->prepared();
+    EXPECT_EQ(key.placement().rfind("mixed (streamed: ", 0), 0u) << key.placement();
+    EXPECT_EQ((*gpu3)->msm_lanes(key), 2u) << key.placement();
+    testing_prover::expect_same_proofs<C>(*cpu_prover, *prover, circuit->witness, *vk,
+                                          std::string("device-key-mixed-lanes-") + C::NAME);
+  }
 
   // Every section streamed, on request.
   {
