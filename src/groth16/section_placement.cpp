@@ -2,35 +2,21 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <tuple>
 #include <vector>
 
 namespace cuzk::groth16 {
 
-namespace {
-const char* upper_name(MsmSection s) {
-  switch (s) {
-    case MsmSection::kH:
-      return "H";
-    case MsmSection::kA:
-      return "A";
-    case MsmSection::kB1:
-      return "B1";
-    case MsmSection::kB2:
-      return "B2";
-    case MsmSection::kL:
-      return "L";
-  }
-  return "?";
-}
-}  // namespace
-
 std::string describe(SectionSet set) {
   if (set.empty()) return "none";
   if (set.full()) return "all";
-  std::vector<const char*> names;
+  std::vector<std::string> names;  // msm_section_name's, in capitals: "B2", as the key's sections are named
   for (MsmSection s : {MsmSection::kA, MsmSection::kB1, MsmSection::kB2, MsmSection::kL, MsmSection::kH}) {
-    if (set.has(s)) names.push_back(upper_name(s));
+    if (!set.has(s)) continue;
+    std::string name = msm_section_name(s);
+    for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+    names.push_back(std::move(name));
   }
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
