@@ -84,8 +84,9 @@ OUTDIR=$work/out-live
 # Its own session (setsid), so that stopping the session takes its steps along.
 setsid env CUZK_GPU_CHECK_OUT="$OUTDIR" TMPDIR="$work" CUZK_GPU_DEADLINE=40 "$CHECK" --prebuilt "$dir" >/dev/null 2>&1 &
 pid=$!
+# The archive is written just after the summary: wait for both (a loaded machine may be slow).
 for _ in $(seq 100); do
-  grep -q '^| cuda_runtime_test | 3 | ok |' "$OUTDIR/summary.md" 2>/dev/null && break
+  grep -q '^| cuda_runtime_test | 3 | ok |' "$OUTDIR/summary.md" 2>/dev/null && [[ -s $OUTDIR/gpu-check-logs.tgz ]] && break
   sleep 0.1
 done
 expect_row '^\| cuda_runtime_test \| 3 \| ok \|'
