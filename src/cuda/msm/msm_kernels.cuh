@@ -387,7 +387,11 @@ __device__ __forceinline__ bool is_zero_digit(uint32_t key, unsigned c, size_t n
 // run, not once an entry: the per-entry test cost uniform scalars ~1% (BENCHMARKS.md).
 //
 // finish(acc) is what a run's sum stores (the lazy level 1 brings it below p there).
-template <class G, bool kSkipGaps, bool kSkipZeroDigits, class AddEntry, class Finish = std::identity>
+//
+// kSharedAcc keeps the running sum in shared memory instead of registers (a switched-off
+// variant, CUZK_MSM_SHARED_ACC below).
+template <class G, bool kSkipGaps, bool kSkipZeroDigits, bool kSharedAcc = false, class AddEntry,
+          class Finish = std::identity>
 __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, size_t t0,
                                                  size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                                                  uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level,
@@ -399,7 +403,14 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
   const size_t i1 = min(count, i0 + per_thread);
   uint32_t cur = kSkipGaps ? kGapKey : keys[i0];
   bool zero_run = kSkipZeroDigits && is_zero_digit(cur, c, nb);
-  P acc = P::infinity();
+  P acc_in_registers;
+  P* acc_slot = &acc_in_registers;
+  if constexpr (kSharedAcc) {
+    __shared__ P slots[kThreads];
+    acc_slot = &slots[threadIdx.x];
+  }
+  P& acc = *acc_slot;
+  acc = P::infinity();
   bool head = true;
   for (size_t i = i0; i < i1; ++i) {
     const uint32_t k = keys[i];
@@ -460,12 +471,26 @@ __device__ __forceinline__ void prefetch_l1(const T* p) {
 #endif
 }
 
+// A switched-off variant while it is timed (BENCHMARKS.md, "The running sum in shared memory"):
+// BLS12-381 G1's level 1 keeps each thread's running sum in shared memory (192 bytes a
+// thread, 24 KiB a block), which frees the registers it held across the out-of-line
+// products, and runs four blocks per multiprocessor instead of three.
+#ifndef CUZK_MSM_SHARED_ACC
+#define CUZK_MSM_SHARED_ACC 0
+#endif
 template <class G>
-__global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
+constexpr bool kSharedLevel1Acc = CUZK_MSM_SHARED_ACC != 0 && kOutlinedLevel1<G> && sizeof(typename G::Base) == 48;
+template <class G>
+constexpr int level1_min_blocks() {
+  return kSharedLevel1Acc<G> ? 4 : accumulate_min_blocks<G>();
+}
+
+template <class G>
+__global__ void __launch_bounds__(kThreads, level1_min_blocks<G>())
     accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
                              size_t per_thread, size_t t0, size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
                              uint32_t* out_keys, ec::Xyzz<G>* out_vals, bool last_level) {
-  accumulate_chunk<G, false, true>(
+  accumulate_chunk<G, false, true, kSharedLevel1Acc<G>>(
       keys, count, per_thread, t0, t1, c, nb, buckets, out_keys, out_vals, last_level,
       [&](size_t i, ec::Xyzz<G>& acc) {
         const uint32_t v = vals[i];
@@ -474,7 +499,12 @@ __global__ void __launch_bounds__(kThreads, accumulate_min_blocks<G>())
           if (i + 1 < count) prefetch_l1(bases + (vals[i + 1] & 0x7fffffffu));
         }
         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
-        level1_add<G>(acc, p);
+        if constexpr (kSharedLevel1Acc<G>) {
+          __shared__ typename G::Base park[kThreads][2];
+          madd_lazy_parked<Level1Lazy<G>>(acc, p, park[threadIdx.x]);
+        } else {
+          level1_add<G>(acc, p);
+        }
       },
       [](const ec::Xyzz<G>& acc) { return level1_finish<G>(acc); });
 }

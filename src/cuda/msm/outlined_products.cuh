@@ -136,6 +136,35 @@ CUZK_STEP void madd_lazy_in_place(ec::Xyzz<C>& a, const ec::Affine<C>& o) {
     a.y = L::sub(L::mul(r, L::sub(q, a.x)), L::mul(a.y, ppp));
   }
 }
+
+// madd_lazy_in_place with fewer values held in registers across its out-of-line products:
+// `a` lives in memory the caller chose (shared memory in level 1's CUZK_MSM_SHARED_ACC
+// variant, msm_kernels.cuh) and two of the temporaries, R and Q, are parked in `park`
+// (two slots there too) between the products that make and use them, so that at most two
+// coordinates are live across a call. The same sums, bit for bit.
+template <class L, class C>
+CUZK_STEP void madd_lazy_parked(ec::Xyzz<C>& a, const ec::Affine<C>& o, typename C::Base* park) {
+  using Base = typename C::Base;
+  if (o.is_infinity()) return;
+  if (a.is_infinity()) {
+    a = ec::Xyzz<C>::from_affine(o);
+    return;
+  }
+  const Base p = L::sub(L::mul(o.x, a.zz), a.x);
+  park[0] = L::sub(L::mul(o.y, a.zzz), a.y);  // R
+  if (L::is_zero(p)) {
+    const ec::Xyzz<C> t = L::canonical(a);
+    a = L::is_zero(park[0]) ? t.dbl() : ec::Xyzz<C>::infinity();
+    return;
+  }
+  const Base pp = L::sqr(p);
+  a.zz = L::mul(a.zz, pp);
+  park[1] = L::mul(a.x, pp);  // Q
+  const Base ppp = L::mul(p, pp);
+  a.zzz = L::mul(a.zzz, ppp);
+  a.x = L::sub(L::sub(L::sqr(park[0]), ppp), L::add(park[1], park[1]));
+  a.y = L::mul_sub(park[0], L::sub(park[1], a.x), a.y, ppp);
+}
 #endif  // __CUDA_ARCH__ || CUZK_FP_CUDA_HOST_MODEL
 
 }  // namespace cuzk::cuda::msm_detail

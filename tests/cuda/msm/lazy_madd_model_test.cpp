@@ -5,6 +5,7 @@
 // step the lazy accumulator's coordinates are below 2p and, brought below p, equal the exact
 // ones bit for bit. The chains take the rare branches too: a point added to itself (the
 // doubling), its negation (infinity), infinity as the point, and restarts from infinity.
+// G1 also through madd_lazy_parked (two temporaries parked in memory between products).
 // CI has no GPU; the device runs the same code in cuda_lazy_ops_test and every MSM test.
 #define CUZK_FP_CUDA_HOST_MODEL 1
 #include "cuda/msm/outlined_products.cuh"
@@ -53,8 +54,20 @@ std::string describe(const ec::Xyzz<C>& lazy, const ec::Xyzz<C>& exact) {
          (exact.is_infinity() ? "infinity" : "finite");
 }
 
+// L's lazy addition as level 1 runs it: in registers, or (kParked) through
+// madd_lazy_parked with two temporaries parked in memory (the CUZK_MSM_SHARED_ACC variant).
+template <class C, class L, bool kParked>
+void lazy_add(ec::Xyzz<C>& a, const ec::Affine<C>& o) {
+  if constexpr (kParked) {
+    typename C::Base park[2];
+    madd_lazy_parked<L>(a, o, park);
+  } else {
+    madd_lazy_in_place<L>(a, o);
+  }
+}
+
 // `chains` chains of `steps` additions of L's lazy addition against the exact one.
-template <class C, class L>
+template <class C, class L, bool kParked = false>
 void check_chains(const char* salt, size_t chains, size_t steps) {
   using Affine = ec::Affine<C>;
   using Xyzz = ec::Xyzz<C>;
@@ -81,7 +94,7 @@ void check_chains(const char* salt, size_t chains, size_t steps) {
         o = bases[rng() % bases.size()];
       }
       ec::madd_in_place(exact, o);
-      madd_lazy_in_place<L>(lazy, o);
+      lazy_add<C, L, kParked>(lazy, o);
       SCOPED_TRACE("chain " + std::to_string(c) + " step " + std::to_string(s) + ": " + describe(lazy, exact));
       ASSERT_EQ(lazy.is_infinity(), exact.is_infinity());
       ASSERT_TRUE(below_2p(lazy.x) && below_2p(lazy.y) && below_2p(lazy.zz) && below_2p(lazy.zzz))
@@ -98,6 +111,10 @@ void check_chains(const char* salt, size_t chains, size_t steps) {
 
 TEST(LazyMaddModel, G1ChainsMatchTheExactAddition) {
   check_chains<bls12_381::G1Config, LazyFp<bls12_381::Fq>>("lazy madd G1", 128, 128);
+}
+
+TEST(LazyMaddModel, G1ParkedChainsMatchTheExactAddition) {
+  check_chains<bls12_381::G1Config, LazyFp<bls12_381::Fq>, true>("lazy madd G1 parked", 128, 128);
 }
 
 TEST(LazyMaddModel, G2ChainsMatchTheExactAddition) {
