@@ -481,10 +481,11 @@ __device__ __forceinline__ void prefetch_l1(const T* p) {
 #endif
 }
 
-// A switched-off variant while it is timed (BENCHMARKS.md, "The running sum in shared memory"):
-// BLS12-381 G1's level 1 keeps each thread's running sum in shared memory (192 bytes a
-// thread, 24 KiB a block), which frees the registers it held across the out-of-line
-// products, and runs four blocks per multiprocessor instead of three.
+// A switched-off variant while it is timed (BENCHMARKS.md, "Reading the factors ahead"):
+// BLS12-381 G1's level 1 keeps each thread's running sum and two of its addition's
+// temporaries in shared memory (madd_lazy_parked; 320 bytes a thread with the padding, 40 KiB
+// a block), which frees the registers they held across the out-of-line products, and runs
+// four blocks per multiprocessor instead of three.
 #ifndef CUZK_MSM_SHARED_ACC
 #define CUZK_MSM_SHARED_ACC 0
 #endif
