@@ -514,8 +514,10 @@ __global__ void __launch_bounds__(kThreads, level1_min_blocks<G>())
         }
         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
         if constexpr (kSharedLevel1Acc<G>) {
+#if defined(__CUDA_ARCH__)
           __shared__ Padded<typename G::Base[2]> park[kThreads];
           madd_lazy_parked<Level1Lazy<G>>(acc, p, park[threadIdx.x].v);
+#endif
         } else {
           level1_add<G>(acc, p);
         }
