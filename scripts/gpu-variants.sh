@@ -33,12 +33,12 @@ status=0
 start=$SECONDS
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader >>"$summary" 2>&1
 
-# unpack PACK: prints the folder holding its programs (a .txz/.tgz or an unpacked folder).
+# unpack PACK: prints the folder holding its programs (a .txz/.tgz, unpacked once, or a folder).
 unpack() {
   local dir=$1
   if [[ -f $1 ]]; then
     dir=$work/$(basename "$1")
-    mkdir -p "$dir" && tar -C "$dir" -xf "$1" || { echo "gpu-variants: cannot unpack $1" >&2; return 1; }
+    [[ -d $dir ]] || { mkdir -p "$dir" && tar -C "$dir" -xf "$1"; } || { echo "gpu-variants: cannot unpack $1" >&2; return 1; }
   fi
   find "$dir" -name COMMIT -printf '%h\n' | head -1
 }
@@ -55,7 +55,7 @@ device_test() {
 ab() {
   local pack=$1 t=$SECONDS dir=$out/ab-$(basename "$1")
   shift
-  CUZK_AB_OUT=$dir timeout 300 scripts/gpu-ab.sh "$base" "$pack" -- "$@" >/dev/null 2>&1
+  CUZK_AB_OUT=$dir timeout 300 scripts/gpu-ab.sh "$(unpack "$base")" "$(unpack "$pack")" -- "$@" >/dev/null 2>&1
   local rc=$?
   ((rc == 0)) || status=1
   { echo "- A/B exit $rc, $((SECONDS - t)) s"; echo; cat "$dir/summary.md" 2>/dev/null; echo; } >>"$summary"
