@@ -485,10 +485,10 @@ __device__ __forceinline__ void prefetch_l1(const T* p) {
 // temporaries in shared memory (madd_lazy_parked; 320 bytes a thread with the padding, 40 KiB
 // a block), which frees the registers they held across the out-of-line products, and runs
 // four blocks per multiprocessor instead of three: 2.2% faster at 2^22 and 2^24 (H100, same-call
-// A/B, BENCHMARKS.md "Four variants timed"). Off until a gpu-check has run whole proofs with it
-// (no device was left this session): build with -DCUZK_CUDA_DEFINES=CUZK_MSM_SHARED_ACC=1.
+// A/B, BENCHMARKS.md "Four variants timed"). -DCUZK_MSM_SHARED_ACC=0 builds the register-resident
+// level 1 for a comparison.
 #ifndef CUZK_MSM_SHARED_ACC
-#define CUZK_MSM_SHARED_ACC 0
+#define CUZK_MSM_SHARED_ACC 1
 #endif
 #ifndef CUZK_MSM_SHARED_ACC_BLOCKS
 #define CUZK_MSM_SHARED_ACC_BLOCKS 4  // at 5 (96 registers) ptxas spills ~350 bytes a thread

@@ -55,10 +55,10 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
 
 // The sort counts in 32-bit offsets where the entries allow, which CUB's sm_90 tuning gives 23
 // items a thread instead of 17 (fewer tiles, a shorter look-back): ~0.4 ms off a 2^24 MSM
-// (H100, same-call A/B, BENCHMARKS.md "Four variants timed"). Off until a gpu-check has run whole
-// proofs with it (no device was left this session).
+// (H100, same-call A/B, BENCHMARKS.md "Four variants timed"). -DCUZK_MSM_SORT_OFFSET32=0 sorts
+// with 64-bit offsets throughout, for a comparison.
 #ifndef CUZK_MSM_SORT_OFFSET32
-#define CUZK_MSM_SORT_OFFSET32 0
+#define CUZK_MSM_SORT_OFFSET32 1
 #endif
 
 // CUB's SortPairs of m pairs by their low c bits; temp == nullptr asks for the scratch size. The
