@@ -398,8 +398,8 @@ struct alignas(16) Padded {
 //
 // finish(acc) is what a run's sum stores (the lazy level 1 brings it below p there).
 //
-// kSharedAcc keeps the running sum in shared memory instead of registers (a switched-off
-// variant, CUZK_MSM_SHARED_ACC below).
+// kSharedAcc keeps the running sum in shared memory instead of registers (BLS12-381 G1's
+// level 1, CUZK_MSM_SHARED_ACC below).
 template <class G, bool kSkipGaps, bool kSkipZeroDigits, bool kSharedAcc = false, class AddEntry,
           class Finish = std::identity>
 __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t count, size_t per_thread, size_t t0,
@@ -463,24 +463,6 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
   out_vals[2 * t + 1] = finish(acc);
 }
 
-// A switched-off variant while it is timed (BENCHMARKS.md, "Reading the factors ahead"):
-// level 1 asks L1 for the next entry's point before this entry's addition, so that its
-// gather (a random read, after the read of its index) is not waited for afterwards.
-#ifndef CUZK_MSM_PREFETCH_POINTS
-#define CUZK_MSM_PREFETCH_POINTS 0
-#endif
-
-// Asks L1 for the lines of *p (a hint: no register, no wait).
-template <class T>
-__device__ __forceinline__ void prefetch_l1(const T* p) {
-#if defined(__CUDA_ARCH__)
-  const char* b = reinterpret_cast<const char*>(p);
-  CUZK_UNROLL
-  for (size_t o = 0; o < sizeof(T); o += 128) asm volatile("prefetch.global.L1 [%0];" ::"l"(b + o));
-  if constexpr (sizeof(T) % 128 != 0) asm volatile("prefetch.global.L1 [%0];" ::"l"(b + sizeof(T) - 1));
-#endif
-}
-
 // BLS12-381 G1's level 1 keeps each thread's running sum and two of its addition's
 // temporaries in shared memory (madd_lazy_parked; 320 bytes a thread with the padding, 40 KiB
 // a block), which frees the registers they held across the out-of-line products, and runs
@@ -510,9 +492,6 @@ __global__ void __launch_bounds__(kThreads, level1_min_blocks<G>())
       [&](size_t i, ec::Xyzz<G>& acc) {
         const uint32_t v = vals[i];
         ec::Affine<G> p = bases[v & 0x7fffffffu];
-        if constexpr (CUZK_MSM_PREFETCH_POINTS != 0) {
-          if (i + 1 < count) prefetch_l1(bases + (vals[i + 1] & 0x7fffffffu));
-        }
         if (v >> 31) p.y = -p.y;  // -(0, 0) is (0, 0)
         if constexpr (kSharedLevel1Acc<G>) {
 #if defined(__CUDA_ARCH__)

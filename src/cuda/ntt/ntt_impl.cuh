@@ -32,7 +32,6 @@ constexpr unsigned kMinBlocks = 3;
 template <class F, bool kDit, Store kStore = Store::kInPlace>
 __device__ __forceinline__ void pass_tile(const PassArgs<F>& a, uint64_t tile, F* smem) {
   load_tile<kStore>(a, tile, smem, threadIdx.x, blockDim.x);
-  if constexpr (CUZK_NTT_PREFETCH != 0) prefetch_store_factors<kStore>(a, tile, threadIdx.x, blockDim.x);
   __syncthreads();
   const unsigned rounds = round_count(a.g);
   for (unsigned i = 0; i < rounds; ++i) {

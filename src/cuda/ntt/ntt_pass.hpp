@@ -27,19 +27,6 @@
 #if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
 #define CUZK_NTT_FP_STEPS 1
 #endif
-// A switched-off variant while it is timed (BENCHMARKS.md, "Reading the factors ahead"):
-// 1, apply_factor reads its one-read factors through fetch_factor; 2, also the loads and
-// stores of a tile read the next element's factor before this element's product.
-#ifndef CUZK_NTT_FETCH_AHEAD
-#define CUZK_NTT_FETCH_AHEAD 0
-#endif
-// A switched-off variant while it is timed (BENCHMARKS.md, "Asking L2 ahead"): 1, a tile
-// asks L2 for the one-read factors of its loops (a pre factor before the load loop, a post
-// factor before the rounds) so that the loops' reads of them hit L2 instead of each waiting
-// for DRAM in turn; 2, also for the elements the load loop reads.
-#ifndef CUZK_NTT_PREFETCH
-#define CUZK_NTT_PREFETCH 0
-#endif
 
 namespace cuzk::cuda::ntt_detail {
 
@@ -335,95 +322,6 @@ CUZK_INLINE F factor_times(const F& f, const F& x) {
 #endif
 }
 
-// A factor that is one read (a root of the table, or a word of kRowCoset's): read apart
-// from its product, so that a loop can read the next element's factor before this element's
-// product (CUZK_NTT_FETCH_AHEAD below). `negate`: the root is -w (root_pow); `none`: the
-// element has no factor (w^0).
-template <class F>
-struct FetchedFactor {
-  F w;
-  bool negate = false;
-  bool none = false;
-};
-
-CUZK_INLINE bool factor_is_one_read(OpKind k) {
-  return k == OpKind::kTwiddle || k == OpKind::kTwiddleCoset || k == OpKind::kRowCoset;
-}
-
-// Where w^e (w^-e when `inverse`), e < n, lies in the table of w^i, i < n/2, and whether it
-// is negated there (w^(n/2) = -1).
-template <class F>
-struct RootSlot {
-  const F* p = nullptr;  // null: the element has no factor (w^0)
-  bool negate = false;
-};
-template <class F>
-CUZK_INLINE RootSlot<F> root_slot(const F* half, unsigned log_n, uint64_t e, bool inverse) {
-  const uint64_t n = uint64_t(1) << log_n;
-  const uint64_t h = n >> 1;
-  if (inverse) e = (n - e) & (n - 1);
-  const bool negate = e >= h;
-  return {half + (negate ? e - h : e), negate};
-}
-
-// Where the factor of `op` (factor_is_one_read) at element ep lies.
-template <class F>
-CUZK_INLINE RootSlot<F> factor_slot(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep) {
-  switch (op.kind) {
-    case OpKind::kTwiddle: {
-      const uint64_t e = twiddle_exponent(a.g, ep);
-      if (e == 0) return {};
-      return root_slot(a.half, a.g.log_n, e, a.inverse);
-    }
-    case OpKind::kTwiddleCoset: {
-      const uint64_t n = uint64_t(1) << a.g.log_n;
-      const uint64_t h = reverse_bits(ep.p >> op.lo_bits, a.g.log_n - op.lo_bits) >> 1;
-      const uint64_t e = twiddle_exponent(a.g, ep) & (n - 1);
-      const uint64_t E = (a.inverse ? h + n - e : h + e) & (n - 1);
-      if (E == 0) return {};
-      return root_slot(a.half, a.g.log_n, E, false);
-    }
-    default: {  // kRowCoset
-      const uint64_t b = ep.p >> (a.g.log_n - 1);
-      return {op.lo + ((b << a.g.k) | (ep.p & ((uint64_t(1) << a.g.k) - 1))), false};
-    }
-  }
-}
-
-// The factor of `op` (factor_is_one_read) at element ep.
-template <class F>
-CUZK_INLINE FetchedFactor<F> fetch_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep) {
-  const RootSlot<F> s = factor_slot(op, a, ep);
-  if (s.p == nullptr) return {F(), false, true};
-  return {load_table(s.p), s.negate, false};
-}
-
-// x times a fetched factor, below p; x is below p (loaded) or, kLazy, below 2p.
-template <bool kLazy = false, class F>
-CUZK_INLINE F apply_fetched(const FetchedFactor<F>& f, const F& x) {
-  if (f.none) return kLazy ? canonical(x) : x;
-  return factor_times(f.negate ? -f.w : f.w, x);
-}
-
-#if CUZK_NTT_FETCH_AHEAD
-// x after the factors of `op` at element ep, below p; x is below p (loaded) or, kLazy, below
-// 2p (a pass's result). Not for the kCombine kinds (store_element).
-template <bool kLazy = false, class F>
-CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos& ep, const F& x) {
-  switch (op.kind) {
-    case OpKind::kTwiddle:
-    case OpKind::kTwiddleCoset:
-    case OpKind::kRowCoset:
-      return apply_fetched<kLazy>(fetch_factor(op, a, ep), x);
-    case OpKind::kScale:
-      return factor_times(op.c, x);
-    case OpKind::kPowers:
-      return factor_times(power_factor(op, op.rev_index ? reverse_bits(ep.p, a.g.log_n) : ep.p), x);
-    default:
-      return kLazy ? canonical(x) : x;
-  }
-}
-#else
 // x after the factors of `op` (kNone, kTwiddle, kScale, kPowers) at element ep, below p; x
 // is below p (loaded) or, kLazy, below 2p (a pass's result).
 template <bool kLazy = false, class F>
@@ -453,17 +351,6 @@ CUZK_INLINE F apply_factor(const Op<F>& op, const PassArgs<F>& a, const ElemPos&
       return none();
   }
 }
-#endif
-
-// Where element ep of a pass is stored (its factor taken there too): ep itself, or at the
-// bit-reversed position (Store::kReversedOut).
-template <Store kStore, class F>
-CUZK_INLINE ElemPos stored_position(const PassArgs<F>& a, const ElemPos& ep) {
-  if constexpr (kStore != Store::kReversedOut) return ep;
-  ElemPos q = ep;
-  q.p = reverse_bits(ep.p, a.g.log_n);
-  return q;
-}
 
 // Writes element ep's final value x of the pass.
 template <Store kStore, class F>
@@ -479,8 +366,13 @@ CUZK_INLINE void store_element(const PassArgs<F>& a, const ElemPos& ep, const F&
     }
     return;
   }
-  const ElemPos q = stored_position<kStore>(a, ep);
-  store_elem((kStore == Store::kInPlace ? a.data : a.out) + q.p, apply_factor<true>(op, a, q, x));
+  if constexpr (kStore == Store::kReversedOut) {
+    ElemPos q = ep;
+    q.p = reverse_bits(ep.p, a.g.log_n);
+    store_elem(a.out + q.p, apply_factor<true>(op, a, q, x));
+  } else {
+    store_elem((kStore == Store::kOut ? a.out : a.data) + ep.p, apply_factor<true>(op, a, ep, x));
+  }
 }
 
 CUZK_INLINE unsigned line_stride(const Geometry& g) { return (1u << g.k) + 1; }
@@ -519,50 +411,6 @@ CUZK_INLINE Round round_of(const Geometry& g, bool dit, unsigned i) {
   return {i == 0 ? 0 : short_stages + kMaxRound * (i - 1), i == 0 ? short_stages : kMaxRound, i + 1 == n};
 }
 
-// The element that store_tile's step i stores; llog = tile_elements_log(g) - g.k. Stored
-// reversed, neighbouring threads take one row of neighbouring lines (side by side).
-template <Store kStore>
-CUZK_INLINE ElemPos store_step_element(const Geometry& g, uint64_t tile, unsigned llog, unsigned i) {
-  const unsigned e = kStore == Store::kReversedOut ? ((i & ((1u << llog) - 1)) << g.k) | (i >> llog) : i;
-  return tile_element<kStore>(g, tile, e);
-}
-
-CUZK_INLINE void prefetch_l2(const void* p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-  (void)p;
-#endif
-}
-
-// CUZK_NTT_PREFETCH: what the load loop will read (before it), and the store loop's factors
-// (before the rounds). Hints only: no register is loaded, nothing waits.
-template <Store kStore = Store::kInPlace, class F>
-CUZK_INLINE void prefetch_load_reads(const PassArgs<F>& a, uint64_t tile, unsigned tid, unsigned threads) {
-  const unsigned count = 1u << tile_elements_log(a.g);
-  const bool factors = factor_is_one_read(a.pre.kind);
-  if (!factors && CUZK_NTT_PREFETCH < 2) return;
-  for (unsigned e = tid; e < count; e += threads) {
-    const ElemPos ep = tile_element<kStore>(a.g, tile, e);
-    if (CUZK_NTT_PREFETCH >= 2) prefetch_l2(a.data + ep.p);
-    if (factors) {
-      const RootSlot<F> s = factor_slot(a.pre, a, ep);
-      if (s.p != nullptr) prefetch_l2(s.p);
-    }
-  }
-}
-template <Store kStore = Store::kInPlace, class F>
-CUZK_INLINE void prefetch_store_factors(const PassArgs<F>& a, uint64_t tile, unsigned tid, unsigned threads) {
-  if (!factor_is_one_read(a.post.kind)) return;
-  const unsigned count = 1u << tile_elements_log(a.g);
-  const unsigned llog = tile_elements_log(a.g) - a.g.k;
-  for (unsigned i = tid; i < count; i += threads) {
-    const ElemPos ep = store_step_element<kStore>(a.g, tile, llog, i);
-    const RootSlot<F> s = factor_slot(a.post, a, stored_position<kStore>(a, ep));
-    if (s.p != nullptr) prefetch_l2(s.p);
-  }
-}
-
 // The three phases of a pass over one tile, run by `threads` threads with index `tid` (the
 // kernel puts a barrier between phases and between stages; the host model runs one thread).
 // smem holds the tile, then the table of the line's root.
@@ -571,34 +419,9 @@ CUZK_INLINE void load_tile(const PassArgs<F>& a, uint64_t tile, F* smem, unsigne
   const unsigned count = 1u << tile_elements_log(a.g);
   const unsigned half_line = (1u << a.g.k) >> 1;
   F* w = smem + tile_words(a.g);
-  if constexpr (CUZK_NTT_PREFETCH != 0) prefetch_load_reads<kStore>(a, tile, tid, threads);
   for (unsigned i = tid; i < half_line; i += threads) {
     w[i] = root_pow(a.half, a.g.log_n, uint64_t(i) << (a.g.log_n - a.g.k), a.inverse);
   }
-#if CUZK_NTT_FETCH_AHEAD >= 2
-  if (factor_is_one_read(a.pre.kind)) {
-    // The next element's value and factor are read before this element's product.
-    if (tid >= count) return;
-    ElemPos ep = tile_element<kStore>(a.g, tile, tid);
-    F x = load_elem(a.data + ep.p);
-    FetchedFactor<F> f = fetch_factor(a.pre, a, ep);
-    for (unsigned e = tid; e < count; e += threads) {
-      ElemPos ep_next = ep;
-      F x_next;
-      FetchedFactor<F> f_next;
-      if (e + threads < count) {
-        ep_next = tile_element<kStore>(a.g, tile, e + threads);
-        x_next = load_elem(a.data + ep_next.p);
-        f_next = fetch_factor(a.pre, a, ep_next);
-      }
-      smem[smem_index(a.g, ep.line, ep.row)] = apply_fetched(f, x);
-      ep = ep_next;
-      x = x_next;
-      f = f_next;
-    }
-    return;
-  }
-#endif
   for (unsigned e = tid; e < count; e += threads) {
     const ElemPos ep = tile_element<kStore>(a.g, tile, e);
     smem[smem_index(a.g, ep.line, ep.row)] = apply_factor(a.pre, a, ep, load_elem(a.data + ep.p));
@@ -719,32 +542,11 @@ CUZK_INLINE void run_round(const PassArgs<F>& a, const Round& r, F* smem, unsign
 template <Store kStore = Store::kInPlace, class F>
 CUZK_INLINE void store_tile(const PassArgs<F>& a, uint64_t tile, const F* smem, unsigned tid, unsigned threads) {
   const unsigned count = 1u << tile_elements_log(a.g);
+  // Stored reversed: neighbouring threads take one row of neighbouring lines (side by side).
   const unsigned llog = tile_elements_log(a.g) - a.g.k;
-  const auto element = [&](unsigned i) { return store_step_element<kStore>(a.g, tile, llog, i); };
-#if CUZK_NTT_FETCH_AHEAD >= 2
-  if (factor_is_one_read(a.post.kind)) {
-    // The next element's factor is read before this element's product.
-    if (tid >= count) return;
-    ElemPos ep = element(tid);
-    FetchedFactor<F> f = fetch_factor(a.post, a, stored_position<kStore>(a, ep));
-    for (unsigned i = tid; i < count; i += threads) {
-      ElemPos ep_next = ep;
-      FetchedFactor<F> f_next;
-      if (i + threads < count) {
-        ep_next = element(i + threads);
-        f_next = fetch_factor(a.post, a, stored_position<kStore>(a, ep_next));
-      }
-      const ElemPos q = stored_position<kStore>(a, ep);
-      store_elem((kStore == Store::kInPlace ? a.data : a.out) + q.p,
-                 apply_fetched<true>(f, smem[smem_index(a.g, ep.line, ep.row)]));
-      ep = ep_next;
-      f = f_next;
-    }
-    return;
-  }
-#endif
   for (unsigned i = tid; i < count; i += threads) {
-    const ElemPos ep = element(i);
+    const unsigned e = kStore == Store::kReversedOut ? ((i & ((1u << llog) - 1)) << a.g.k) | (i >> llog) : i;
+    const ElemPos ep = tile_element<kStore>(a.g, tile, e);
     store_element<kStore>(a, ep, smem[smem_index(a.g, ep.line, ep.row)]);
   }
 }
