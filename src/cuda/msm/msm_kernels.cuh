@@ -33,8 +33,13 @@ constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pai
 constexpr size_t kSharedGroupEntries = size_t(1) << 30;
 constexpr size_t kOnesPartials = 131072;  // at most this many threads sum the scalars equal to 1
 // log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
-// the items, and so half the cost, of the second level), 8 below (enough threads).
-constexpr unsigned kFirstChunkLogWide = 4, kFirstChunkLog = 3, kWideWindowBits = 16;
+// the items, and so half the cost, of the second level), 8 below (enough threads). The wide
+// one is a CUDA define so that an A/B can move the split between the first level (throughput)
+// and the pair levels after it (latency, one launch each) without a code change.
+#ifndef CUZK_MSM_FIRST_CHUNK_LOG_WIDE
+#define CUZK_MSM_FIRST_CHUNK_LOG_WIDE 4
+#endif
+constexpr unsigned kFirstChunkLogWide = CUZK_MSM_FIRST_CHUNK_LOG_WIDE, kFirstChunkLog = 3, kWideWindowBits = 16;
 constexpr unsigned kReduceFanIn = 16;        // the ones' sum
 constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
 constexpr unsigned kMergePieces = 8;         // merge_partials_kernel: longer runs go to the levels
