@@ -25,7 +25,7 @@ echo "== building cuzk and cuzk-daemon in $build (CUDA: $cuda, unity build: $uni
 # GCC takes the sources a unity file includes for headers, and warns that their classes use
 # types of an anonymous namespace (-Wsubobject-linkage): true of a header, not of these.
 flags=()
-[[ $unity == ON ]] && flags=(-DCMAKE_CXX_FLAGS=-Wno-subobject-linkage)
+[[ $unity == ON ]] && flags=("-DCMAKE_CXX_FLAGS=${CXXFLAGS:-} -Wno-subobject-linkage")  # CXXFLAGS kept
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=$cuda -DCMAKE_UNITY_BUILD=$unity \
   -DCUZK_TESTS=OFF -DCUZK_BENCH=OFF "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target cuzk cuzk-daemon
