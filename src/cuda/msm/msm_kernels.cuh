@@ -32,14 +32,20 @@ constexpr size_t kGroupEntries = size_t(1) << 26;  // sorted (bucket, point) pai
 // (~30 bytes of scratch each) hold every window of 2^26 points in one group.
 constexpr size_t kSharedGroupEntries = size_t(1) << 30;
 constexpr size_t kOnesPartials = 131072;  // at most this many threads sum the scalars equal to 1
-// log2 of the buckets per thread in the first reduction level: 16 for wide windows (half
-// the items, and so half the cost, of the second level), 8 below (enough threads). The wide
-// one is a CUDA define so that an A/B can move the split between the first level (throughput)
-// and the pair levels after it (latency, one launch each) without a code change.
+// log2 of the buckets per thread in the first reduction level (first_chunk_log below): 8
+// below 16-bit windows (enough threads); 16 from 16 bits (half the items, and so half the
+// cost, of the second level); 32 from 22 bits for BLS12-381 G1. Both wide ones are CUDA
+// defines so that an A/B can move the split between the first level (throughput) and the
+// pair levels after it (latency, one launch each) without a code change.
 #ifndef CUZK_MSM_FIRST_CHUNK_LOG_WIDE
 #define CUZK_MSM_FIRST_CHUNK_LOG_WIDE 4
 #endif
-constexpr unsigned kFirstChunkLogWide = CUZK_MSM_FIRST_CHUNK_LOG_WIDE, kFirstChunkLog = 3, kWideWindowBits = 16;
+#ifndef CUZK_MSM_FIRST_CHUNK_LOG_WIDEST
+#define CUZK_MSM_FIRST_CHUNK_LOG_WIDEST 5
+#endif
+constexpr unsigned kFirstChunkLog = 3, kWideWindowBits = 16;
+constexpr unsigned kFirstChunkLogWide = CUZK_MSM_FIRST_CHUNK_LOG_WIDE, kWidestWindowBits = 22;
+constexpr unsigned kFirstChunkLogWidest = CUZK_MSM_FIRST_CHUNK_LOG_WIDEST;
 constexpr unsigned kReduceFanIn = 16;        // the ones' sum
 constexpr unsigned kPartialsPerThread = 16;  // accumulation levels after the first
 constexpr unsigned kMergePieces = 8;         // merge_partials_kernel: longer runs go to the levels
@@ -101,34 +107,6 @@ inline unsigned choose_window(size_t m, size_t bits, double bucket_cost = kBucke
     }
   }
   return best;
-}
-
-inline Plan finish_plan(Plan p) {
-  p.group = unsigned(std::clamp<size_t>(p.group_entries() / std::max<size_t>(p.m, 1), 1, p.windows));
-  p.nb = size_t(1) << (p.c - 1);
-  p.log_l1 = p.c >= kWideWindowBits ? kFirstChunkLogWide : std::min(kFirstChunkLog, p.c - 1);
-  return p;
-}
-
-inline Plan make_plan(size_t m, size_t bits, unsigned force_c = 0, double bucket_cost = kBucketCost,
-                      size_t group_cap = 0) {
-  Plan p;
-  p.m = m;
-  p.group_cap = group_cap;
-  p.c = force_c != 0 ? force_c : choose_window(m, bits, bucket_cost);
-  p.windows = windows_for(p.c, bits);  // Booth digits need one bit above the top
-  return finish_plan(p);
-}
-
-inline Plan make_shared_plan(size_t m, unsigned c, unsigned windows, size_t stride, size_t group_cap = 0) {
-  Plan p;
-  p.m = m;
-  p.group_cap = group_cap;
-  p.c = c;
-  p.windows = windows;
-  p.shared = true;
-  p.stride = stride;
-  return finish_plan(p);
 }
 
 // Entries per thread in the first accumulation level: a power of two, more threads for
@@ -258,6 +236,51 @@ constexpr double kBucketCostBls12381G2 = 4.5;
 template <class G>
 constexpr double bucket_cost() {
   return kOutlinedProducts<G> && sizeof(typename G::Base) == 96 ? kBucketCostBls12381G2 : kBucketCost;
+}
+
+// log2 of the first reduction level's chunk for c-bit windows of G. 32 buckets a thread from
+// 22 bits for BLS12-381 G1: 2^21 buckets a row still give 2^16 threads, whose first level
+// keeps pace, and the pair levels after it lose one (2^24 points at c = 22: tail 1.06 ->
+// 0.78 ms, MSM -0.1 to -0.3 ms; at c = 20, 2^14 threads, it lost 0.2 ms). BN254 G1's
+// additions are ~2.3 times cheaper: its first level at 2^16 threads went from 1.08 to 1.36
+// ms for a tail 0.12 ms shorter, so it keeps 16; G2 was not measured at such widths
+// (BENCHMARKS.md, "The first reduction level's chunk" and "32 buckets a thread from 22 bits").
+template <class G>
+constexpr unsigned first_chunk_log(unsigned c) {
+  constexpr bool bls12_381_g1 = !kOutlinedProducts<G> && sizeof(typename G::Base) == 48;
+  if (c < kWideWindowBits) return std::min(kFirstChunkLog, c - 1);
+  return bls12_381_g1 && c >= kWidestWindowBits ? kFirstChunkLogWidest : kFirstChunkLogWide;
+}
+
+template <class G>
+Plan finish_plan(Plan p) {
+  p.group = unsigned(std::clamp<size_t>(p.group_entries() / std::max<size_t>(p.m, 1), 1, p.windows));
+  p.nb = size_t(1) << (p.c - 1);
+  p.log_l1 = first_chunk_log<G>(p.c);
+  return p;
+}
+
+template <class G>
+Plan make_plan(size_t m, unsigned force_c = 0, size_t group_cap = 0) {
+  constexpr size_t bits = G::Scalar::BITS;
+  Plan p;
+  p.m = m;
+  p.group_cap = group_cap;
+  p.c = force_c != 0 ? force_c : choose_window(m, bits, bucket_cost<G>());
+  p.windows = windows_for(p.c, bits);  // Booth digits need one bit above the top
+  return finish_plan<G>(p);
+}
+
+template <class G>
+Plan make_shared_plan(size_t m, unsigned c, unsigned windows, size_t stride, size_t group_cap = 0) {
+  Plan p;
+  p.m = m;
+  p.group_cap = group_cap;
+  p.c = c;
+  p.windows = windows;
+  p.shared = true;
+  p.stride = stride;
+  return finish_plan<G>(p);
 }
 
 // The accumulation's acc += p (in registers; only the products are calls over Fq2, and
@@ -942,14 +965,13 @@ template <class G>
 size_t Msm<G>::scratch_bytes(size_t n) {
   using namespace msm_detail;
   if (n == 0) return 0;
-  constexpr size_t bits = G::Scalar::BITS;
   size_t split = 0;
   SplitScratch<G>(nullptr, n, split);
   // The window width is constant on [2^k, 2^(k+1)): bound each such range at its ends.
   size_t group = 0;
   for (unsigned k = 0; k <= floor_log2(n); ++k) {
     const size_t lo = size_t(1) << k, hi = std::min(n, (size_t(2) << k) - 1);
-    const Plan p = make_plan(lo, bits, 0, bucket_cost<G>());
+    const Plan p = make_plan<G>(lo);
     size_t bytes = group_bytes_bound<G>(p, hi);
     if (affine_wanted<G>(hi, 0)) {
       const size_t entries = p.max_group_entries(hi);
@@ -967,7 +989,7 @@ size_t Msm<G>::scratch_bytes(size_t n, const PrecomputedBases<G>& pre) {
   size_t split = 0;
   SplitScratch<G>(nullptr, n, split);
   // The width is fixed; the largest group (at m = 1) and the most entries (at m = n).
-  const Plan p = make_shared_plan(1, pre.window_bits(), pre.windows(), pre.points());
+  const Plan p = make_shared_plan<G>(1, pre.window_bits(), pre.windows(), pre.points());
   size_t bytes = group_bytes_bound<G>(p, n);
   if (affine_wanted<G>(n, 0)) {
     bytes += affine_scratch_bytes<G>(p.max_group_entries(n), p.nb + 1);
@@ -1000,7 +1022,6 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   using namespace msm_detail;
   using P = ec::Xyzz<G>;
   static_assert(sizeof(ScalarInt) == kScalarLimbs * sizeof(uint64_t), "scalars are four 64-bit limbs");
-  constexpr size_t bits = G::Scalar::BITS;
   const bool profile = stats != nullptr && stats->profile;
   const unsigned force_c = stats != nullptr ? stats->force_window_bits : 0;
   const size_t force_slice = stats != nullptr ? stats->paced_slice_entries : 0;
@@ -1090,8 +1111,8 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
   Plan plan;
   DeviceBuffer<uint8_t> group_buf;
   if (m != 0) {
-    plan = pre != nullptr ? make_shared_plan(m, pre->window_bits(), pre->windows(), pre->points(), group_cap)
-                          : make_plan(m, bits, force_c, bucket_cost<G>(), group_cap);
+    plan = pre != nullptr ? make_shared_plan<G>(m, pre->window_bits(), pre->windows(), pre->points(), group_cap)
+                          : make_plan<G>(m, force_c, group_cap);
     size_t group_bytes = 0;
     GroupScratch<G>(nullptr, plan, m, group_bytes);
     CUZK_ASSIGN_OR_RETURN(group_buf,

@@ -310,12 +310,14 @@ TYPED_TEST(DeviceMsm, ScratchStaysWithinScratchBytesAndIsFreed) {
 }
 
 // Every window width the reduction can meet: one chunk per row (c <= 4), a short tail,
-// a long one; many windows per group.
+// a long one, the wide first level (16 buckets a thread from 16 bits, 32 from 22 for
+// BLS12-381 G1); keys of 18 and 20 bits (three sort passes of CUB's 8 bits, or two of 10);
+// many windows per group.
 TYPED_TEST(DeviceMsm, ForcedWindowWidthsMatchCpu) {
   auto rng = seeded_rng("forced widths");
   const size_t n = 5000;
   const auto bases = this->prefix(n);
-  for (unsigned c : {2u, 3u, 4u, 5u, 7u, 9u, 12u, 16u}) {
+  for (unsigned c : {2u, 3u, 4u, 5u, 7u, 9u, 12u, 16u, 18u, 20u, 22u}) {
     MsmStats stats;
     stats.force_window_bits = c;
     auto s = msm_fixtures::make_scalars<TypeParam>(n, c % 2 ? Mix::kUniform : Mix::kWitness, rng);
