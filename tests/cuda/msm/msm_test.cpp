@@ -311,8 +311,7 @@ TYPED_TEST(DeviceMsm, ScratchStaysWithinScratchBytesAndIsFreed) {
 
 // Every window width the reduction can meet: one chunk per row (c <= 4), a short tail,
 // a long one, the wide first level (16 buckets a thread from 16 bits, 32 from 22 for
-// BLS12-381 G1); keys of 18 and 20 bits (three sort passes of CUB's 8 bits, or two of 10);
-// many windows per group.
+// BLS12-381 G1); keys of 18 and 20 bits (three sort passes); many windows per group.
 TYPED_TEST(DeviceMsm, ForcedWindowWidthsMatchCpu) {
   auto rng = seeded_rng("forced widths");
   const size_t n = 5000;
