@@ -227,6 +227,9 @@ template <class G>
 constexpr bool kOutlinedProducts = requires {
   typename G::Base::Fq;
 };
+// BLS12-381 G1 (over 48-byte Fq), which several of the choices below single out.
+template <class G>
+constexpr bool kBls12381G1 = !kOutlinedProducts<G> && sizeof(typename G::Base) == 48;
 
 // BLS12-381 G2 with its products out of line: its additions got twice as fast, its bucket
 // reduction (full additions, doublings) less so. Swept on the H200 at 2^22, c = 16 / 17 /
@@ -247,9 +250,8 @@ constexpr double bucket_cost() {
 // (BENCHMARKS.md, "The first reduction level's chunk" and "32 buckets a thread from 22 bits").
 template <class G>
 constexpr unsigned first_chunk_log(unsigned c) {
-  constexpr bool bls12_381_g1 = !kOutlinedProducts<G> && sizeof(typename G::Base) == 48;
   if (c < kWideWindowBits) return std::min(kFirstChunkLog, c - 1);
-  return bls12_381_g1 && c >= kWidestWindowBits ? kFirstChunkLogWidest : kFirstChunkLogWide;
+  return kBls12381G1<G> && c >= kWidestWindowBits ? kFirstChunkLogWidest : kFirstChunkLogWide;
 }
 
 template <class G>
@@ -302,7 +304,7 @@ __device__ __forceinline__ void accumulate_add(ec::Xyzz<G>& acc, const ec::Affin
 // "BLS12-381 G1 products out of line"). BN254 G1 (8-word products) ran 5-7% slower that way
 // and stays inlined; staging the next base in shared memory (cp.async) gained under 1%.
 template <class G>
-constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || sizeof(typename G::Base) == 48;
+constexpr bool kOutlinedLevel1 = kOutlinedProducts<G> || kBls12381G1<G>;
 
 // BLS12-381's level 1 keeps its accumulator lazy (LazyFp2 for G2, LazyFp for G1: coordinates
 // in [0, 2p), no final subtractions in the products), brought below p where a run's sum is
@@ -504,7 +506,7 @@ __device__ __forceinline__ void accumulate_chunk(const uint32_t* keys, size_t co
 #define CUZK_MSM_SHARED_ACC_BLOCKS 4  // at 5 (96 registers) ptxas spills ~350 bytes a thread
 #endif
 template <class G>
-constexpr bool kSharedLevel1Acc = CUZK_MSM_SHARED_ACC != 0 && kOutlinedLevel1<G> && sizeof(typename G::Base) == 48;
+constexpr bool kSharedLevel1Acc = CUZK_MSM_SHARED_ACC != 0 && kBls12381G1<G>;
 template <class G>
 constexpr int level1_min_blocks() {
   return kSharedLevel1Acc<G> ? CUZK_MSM_SHARED_ACC_BLOCKS : accumulate_min_blocks<G>();
