@@ -1,5 +1,7 @@
 // CUB-based steps of the device MSM (see msm_sort.hpp).
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -20,6 +22,25 @@ struct ScalarIs {
     return one ? (high == 0 && k[0] == 1) : (high != 0 || k[0] > 1);
   }
 };
+
+// The split in one pass over the scalars (CUB's three-way partition: the ones, the rest, the
+// zeros discarded; both kept parts in index order), or, with -DCUZK_MSM_SPLIT_ONE_PASS=0, two
+// selections, each reading every scalar, for a comparison.
+#ifndef CUZK_MSM_SPLIT_ONE_PASS
+#define CUZK_MSM_SPLIT_ONE_PASS 1
+#endif
+
+// CUB's partition (or the first of the two selections); temp == nullptr asks for the scratch
+// size. n < 2^31 (Msm::run's limit): 32-bit offsets.
+cudaError_t split_scalars(void* temp, size_t& bytes, const uint64_t* scalars, size_t n, uint32_t* one_idx,
+                          uint32_t* rest_idx, uint32_t* counts, cudaStream_t s) {
+  thrust::counting_iterator<uint32_t> first(0);
+  if constexpr (CUZK_MSM_SPLIT_ONE_PASS != 0) {
+    return cub::DevicePartition::If(temp, bytes, first, one_idx, rest_idx, thrust::make_discard_iterator(), counts,
+                                    uint32_t(n), ScalarIs{scalars, true}, ScalarIs{scalars, false}, s);
+  }
+  return cub::DeviceSelect::If(temp, bytes, first, one_idx, counts, int64_t(n), ScalarIs{scalars, true}, s);
+}
 
 // Bits [offset, offset + width) of a 4-limb scalar, width <= 32; bits past the top are 0.
 __device__ __forceinline__ uint32_t bits_at(const uint64_t* k, unsigned offset, unsigned width) {
@@ -78,20 +99,18 @@ cudaError_t sort_pairs(void* temp, size_t& bytes, const uint32_t* keys_in, uint3
 
 size_t classify_temp_bytes(size_t n) {
   size_t bytes = 0;
-  thrust::counting_iterator<uint32_t> first(0);
-  (void)cub::DeviceSelect::If(nullptr, bytes, first, static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-                              int64_t(n), ScalarIs{nullptr, true});
+  (void)split_scalars(nullptr, bytes, nullptr, n, nullptr, nullptr, nullptr, nullptr);
   return bytes;
 }
 
 Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
                 size_t temp_bytes, cudaStream_t s) {
-  thrust::counting_iterator<uint32_t> first(0);
   size_t bytes = temp_bytes;
-  CUZK_CUDA_RETURN_IF_ERROR(
-      cub::DeviceSelect::If(temp, bytes, first, one_idx, counts, int64_t(n), ScalarIs{scalars, true}, s),
-      "msm: selecting the scalars equal to 1");
-  CUZK_RETURN_IF_ERROR(check_launch("msm.select_ones"));
+  CUZK_CUDA_RETURN_IF_ERROR(split_scalars(temp, bytes, scalars, n, one_idx, rest_idx, counts, s),
+                            "msm: splitting the scalars into 0, 1 and the rest");
+  CUZK_RETURN_IF_ERROR(check_launch("msm.split_scalars"));
+  if constexpr (CUZK_MSM_SPLIT_ONE_PASS != 0) return Status::ok();
+  thrust::counting_iterator<uint32_t> first(0);
   bytes = temp_bytes;
   CUZK_CUDA_RETURN_IF_ERROR(
       cub::DeviceSelect::If(temp, bytes, first, rest_idx, counts + 1, int64_t(n), ScalarIs{scalars, false}, s),
