@@ -3,7 +3,6 @@
 #include <thrust/iterator/discard_iterator.h>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 
 #include <string>
 
@@ -12,6 +11,73 @@
 
 namespace cuzk::cuda::msm_detail {
 namespace {
+
+// The split: one pass over the scalars. By default a kernel of our own: a block classifies
+// a tile of kSplitTile scalars (two 16-byte loads each, all issued before any test), ranks
+// them with warp ballots and claims its ranges of one_idx / rest_idx with one atomic add per
+// kind, so the kept indices are in increasing order within a tile and the tiles in the order
+// their blocks finish. -DCUZK_MSM_SPLIT_KERNEL=0 builds CUB's three-way partition instead
+// (both parts in index order), which read the scalars at ~1 TB/s.
+#ifndef CUZK_MSM_SPLIT_KERNEL
+#define CUZK_MSM_SPLIT_KERNEL 1
+#endif
+constexpr unsigned kSplitThreads = 256, kSplitItems = 8;
+constexpr unsigned kSplitWarps = kSplitThreads / 32, kSplitTile = kSplitThreads * kSplitItems;
+
+__global__ void __launch_bounds__(kSplitThreads)
+    split_kernel(const uint64_t* scalars, uint32_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts) {
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const uint32_t tile = blockIdx.x * kSplitTile;
+  ulonglong2 lo[kSplitItems], hi[kSplitItems];
+#pragma unroll
+  for (unsigned k = 0; k < kSplitItems; ++k) {
+    const uint32_t i = tile + k * kSplitThreads + threadIdx.x;
+    lo[k] = hi[k] = ulonglong2{0, 0};
+    if (i < n) {
+      const ulonglong2* p = reinterpret_cast<const ulonglong2*>(scalars + size_t(i) * kScalarLimbs);
+      lo[k] = p[0];
+      hi[k] = p[1];
+    }
+  }
+  uint32_t ones[kSplitItems], rest[kSplitItems];  // the warp's ballots, item by item
+  unsigned warp_ones = 0, warp_rest = 0;
+#pragma unroll
+  for (unsigned k = 0; k < kSplitItems; ++k) {
+    const bool high = (lo[k].y | hi[k].x | hi[k].y) != 0;
+    ones[k] = __ballot_sync(0xffffffffu, !high && lo[k].x == 1);
+    rest[k] = __ballot_sync(0xffffffffu, high || lo[k].x > 1);
+    warp_ones += __popc(ones[k]);
+    warp_rest += __popc(rest[k]);
+  }
+  __shared__ uint32_t base[2][kSplitWarps];
+  if (lane == 0) {
+    base[0][warp] = warp_ones;
+    base[1][warp] = warp_rest;
+  }
+  __syncthreads();
+  if (threadIdx.x < 2) {
+    uint32_t* b = base[threadIdx.x];
+    uint32_t sum = 0;
+    for (unsigned w = 0; w < kSplitWarps; ++w) {
+      const uint32_t c = b[w];
+      b[w] = sum;
+      sum += c;
+    }
+    const uint32_t start = sum == 0 ? 0 : atomicAdd(&counts[threadIdx.x], sum);
+    for (unsigned w = 0; w < kSplitWarps; ++w) b[w] += start;
+  }
+  __syncthreads();
+  const uint32_t below = (1u << lane) - 1;
+  uint32_t at_one = base[0][warp], at_rest = base[1][warp];
+#pragma unroll
+  for (unsigned k = 0; k < kSplitItems; ++k) {
+    const uint32_t i = tile + k * kSplitThreads + threadIdx.x;
+    if ((ones[k] >> lane) & 1) one_idx[at_one + __popc(ones[k] & below)] = i;
+    if ((rest[k] >> lane) & 1) rest_idx[at_rest + __popc(rest[k] & below)] = i;
+    at_one += __popc(ones[k]);
+    at_rest += __popc(rest[k]);
+  }
+}
 
 struct ScalarIs {
   const uint64_t* s;
@@ -23,23 +89,13 @@ struct ScalarIs {
   }
 };
 
-// The split in one pass over the scalars (CUB's three-way partition: the ones, the rest, the
-// zeros discarded; both kept parts in index order), or, with -DCUZK_MSM_SPLIT_ONE_PASS=0, two
-// selections, each reading every scalar, for a comparison.
-#ifndef CUZK_MSM_SPLIT_ONE_PASS
-#define CUZK_MSM_SPLIT_ONE_PASS 1
-#endif
-
-// CUB's partition (or the first of the two selections); temp == nullptr asks for the scratch
-// size. n < 2^31 (Msm::run's limit): 32-bit offsets.
-cudaError_t split_scalars(void* temp, size_t& bytes, const uint64_t* scalars, size_t n, uint32_t* one_idx,
-                          uint32_t* rest_idx, uint32_t* counts, cudaStream_t s) {
+// CUB's partition; temp == nullptr asks for the scratch size. n < 2^31 (Msm::run's limit):
+// 32-bit offsets.
+cudaError_t partition_scalars(void* temp, size_t& bytes, const uint64_t* scalars, size_t n, uint32_t* one_idx,
+                              uint32_t* rest_idx, uint32_t* counts, cudaStream_t s) {
   thrust::counting_iterator<uint32_t> first(0);
-  if constexpr (CUZK_MSM_SPLIT_ONE_PASS != 0) {
-    return cub::DevicePartition::If(temp, bytes, first, one_idx, rest_idx, thrust::make_discard_iterator(), counts,
-                                    uint32_t(n), ScalarIs{scalars, true}, ScalarIs{scalars, false}, s);
-  }
-  return cub::DeviceSelect::If(temp, bytes, first, one_idx, counts, int64_t(n), ScalarIs{scalars, true}, s);
+  return cub::DevicePartition::If(temp, bytes, first, one_idx, rest_idx, thrust::make_discard_iterator(), counts,
+                                  uint32_t(n), ScalarIs{scalars, true}, ScalarIs{scalars, false}, s);
 }
 
 // Bits [offset, offset + width) of a 4-limb scalar, width <= 32; bits past the top are 0.
@@ -98,24 +154,24 @@ cudaError_t sort_pairs(void* temp, size_t& bytes, const uint32_t* keys_in, uint3
 }  // namespace
 
 size_t classify_temp_bytes(size_t n) {
+  if constexpr (CUZK_MSM_SPLIT_KERNEL != 0) return 0;
   size_t bytes = 0;
-  (void)split_scalars(nullptr, bytes, nullptr, n, nullptr, nullptr, nullptr, nullptr);
+  (void)partition_scalars(nullptr, bytes, nullptr, n, nullptr, nullptr, nullptr, nullptr);
   return bytes;
 }
 
 Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
                 size_t temp_bytes, cudaStream_t s) {
+  if constexpr (CUZK_MSM_SPLIT_KERNEL != 0) {
+    CUZK_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(counts, 0, 2 * sizeof(uint32_t), s), "msm: clearing the split's counts");
+    const unsigned blocks = unsigned((n + kSplitTile - 1) / kSplitTile);
+    split_kernel<<<blocks, kSplitThreads, 0, s>>>(scalars, uint32_t(n), one_idx, rest_idx, counts);
+    return check_launch("msm.split_kernel");
+  }
   size_t bytes = temp_bytes;
-  CUZK_CUDA_RETURN_IF_ERROR(split_scalars(temp, bytes, scalars, n, one_idx, rest_idx, counts, s),
+  CUZK_CUDA_RETURN_IF_ERROR(partition_scalars(temp, bytes, scalars, n, one_idx, rest_idx, counts, s),
                             "msm: splitting the scalars into 0, 1 and the rest");
-  CUZK_RETURN_IF_ERROR(check_launch("msm.split_scalars"));
-  if constexpr (CUZK_MSM_SPLIT_ONE_PASS != 0) return Status::ok();
-  thrust::counting_iterator<uint32_t> first(0);
-  bytes = temp_bytes;
-  CUZK_CUDA_RETURN_IF_ERROR(
-      cub::DeviceSelect::If(temp, bytes, first, rest_idx, counts + 1, int64_t(n), ScalarIs{scalars, false}, s),
-      "msm: selecting the scalars above 1");
-  return check_launch("msm.select_rest");
+  return check_launch("msm.partition_scalars");
 }
 
 Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,

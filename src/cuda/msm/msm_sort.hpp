@@ -17,8 +17,10 @@ constexpr size_t kScalarLimbs = 4;
 
 // CUB scratch for classify() of n scalars.
 size_t classify_temp_bytes(size_t n);
-// Indices of the scalars equal to 1 into one_idx and of those > 1 into rest_idx, both in
-// increasing order; zeros are dropped. counts[0] = ones, counts[1] = rest (device memory).
+// Indices of the scalars equal to 1 into one_idx and of those > 1 into rest_idx; zeros are
+// dropped. Increasing within each tile of 2048 scalars, the tiles in no set order (nothing
+// after needs more: the ones are summed, the rest's entries sorted by bucket, and a warp's
+// reads of its scalars stay within a tile). counts[0] = ones, counts[1] = rest (device memory).
 Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
                 size_t temp_bytes, cudaStream_t s);
 

@@ -419,6 +419,31 @@ TYPED_TEST(DeviceMsm, SeveralWindowGroupsMatchCpu) {
   }
 }
 
+// Precomputed windows of 17 to 24 bits over a few thousand points (the tests above use the
+// width their sizes choose), every window at once and in groups of three.
+TYPED_TEST(DeviceMsm, PrecomputedWideWindowsMatchCpu) {
+  auto rng = seeded_rng("precomputed wide");
+  const size_t n = std::min<size_t>(this->kMax, 3000);
+  const auto bases = this->prefix(n);
+  const auto d_bases = this->upload_bases(bases);
+  for (unsigned c : {17u, 20u, 22u, 24u}) {
+    auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, c, *this->stream_);
+    ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
+    for (Mix mix : {Mix::kUniform, Mix::kWitness, Mix::kMax, Mix::kSmall}) {
+      const auto s = msm_fixtures::make_scalars<TypeParam>(n, mix, rng);
+      const auto want = this->cpu(bases, s).to_affine();
+      MsmStats one;
+      EXPECT_EQ(this->gpu_pre(*pre, s, &one).to_affine(), want) << "c = " << c << ", mix " << int(mix);
+      EXPECT_EQ(one.window_bits, c);
+      MsmStats grouped;
+      grouped.group_entries = 3 * n;
+      EXPECT_EQ(this->gpu_pre(*pre, s, &grouped).to_affine(), want)
+          << "c = " << c << ", mix " << int(mix) << ", groups";
+      if (mix == Mix::kUniform) EXPECT_EQ(grouped.windows_per_group, 3u);
+    }
+  }
+}
+
 TYPED_TEST(DeviceMsm, PrecomputedWithInfinityAndRepeatedBasesMatchesCpu) {
   auto rng = seeded_rng("precomputed edge");
   const size_t n = 10000;
