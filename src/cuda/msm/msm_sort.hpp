@@ -21,6 +21,7 @@ size_t classify_temp_bytes(size_t n);
 // dropped. Increasing within each tile of 2048 scalars, the tiles in no set order (nothing
 // after needs more: the ones are summed, the rest's entries sorted by bucket, and a warp's
 // reads of its scalars stay within a tile). counts[0] = ones, counts[1] = rest (device memory).
+// n >= 1 (Msm::run returns before for n = 0).
 Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* rest_idx, uint32_t* counts, void* temp,
                 size_t temp_bytes, cudaStream_t s);
 
