@@ -439,7 +439,9 @@ TYPED_TEST(DeviceMsm, PrecomputedWideWindowsMatchCpu) {
       grouped.group_entries = 3 * n;
       EXPECT_EQ(this->gpu_pre(*pre, s, &grouped).to_affine(), want)
           << "c = " << c << ", mix " << int(mix) << ", groups";
-      if (mix == Mix::kUniform) EXPECT_EQ(grouped.windows_per_group, 3u);
+      if (mix == Mix::kUniform) {
+        EXPECT_EQ(grouped.windows_per_group, 3u);
+      }
     }
   }
 }
