@@ -192,13 +192,13 @@ struct GroupScratch {
   uint32_t* long_runs;  // set by merge_partials_kernel when a run spans over kMergePieces partials
   P *z_a, *q_a, *z_b, *q_b;
   GroupScratch(uint8_t* base, size_t entries, size_t buckets_n, size_t total_n, size_t sort_m, unsigned c, size_t rows,
-               size_t chunks, size_t& total_bytes) {
+               size_t chunks, bool shared, size_t& total_bytes) {
     Carver cv(base);
     keys_in = cv.take<uint32_t>(entries);
     vals_in = cv.take<uint32_t>(entries);
     keys_out = cv.take<uint32_t>(entries);
     vals_out = cv.take<uint32_t>(entries);
-    sort_temp_bytes = msm_detail::sort_temp_bytes(sort_m, c);
+    sort_temp_bytes = shared ? msm_detail::shared_digits_temp_bytes(sort_m, c) : msm_detail::sort_temp_bytes(sort_m, c);
     sort_temp = cv.take<uint8_t>(sort_temp_bytes);
     buckets = cv.take<P>(buckets_n);
     total = total_n != 0 ? cv.take<P>(total_n) : nullptr;
@@ -219,8 +219,8 @@ struct GroupScratch {
   }
   GroupScratch(uint8_t* base, const Plan& p, size_t m_hi, size_t& total_bytes)
       : GroupScratch(base, p.max_group_entries(m_hi), p.bucket_rows() * (p.nb + 1), p.shared ? p.nb + 1 : 0,
-                     p.shared ? p.max_group_entries(m_hi) : m_hi, p.c, p.reduce_rows(), p.first_chunks(), total_bytes) {
-  }
+                     p.shared ? p.max_group_entries(m_hi) : m_hi, p.c, p.reduce_rows(), p.first_chunks(), p.shared,
+                     total_bytes) {}
 };
 
 template <class G>
@@ -1140,13 +1140,14 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       if (w0 != 0) CUZK_RETURN_IF_ERROR(boundary());
       const unsigned wg = std::min(plan.group, plan.windows - w0);
       const size_t entries = size_t(wg) * m;
-      CUZK_RETURN_IF_ERROR(
-          window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, plan.shared, plan.stride, gs.keys_in, gs.vals_in, s));
       if (plan.shared) {
         // One bucket set: the group's pairs sort together.
-        CUZK_RETURN_IF_ERROR(sort_window(gs.keys_in, gs.keys_out, gs.vals_in, gs.vals_out, entries, plan.c,
-                                         gs.sort_temp, gs.sort_temp_bytes, s));
+        CUZK_RETURN_IF_ERROR(sort_shared_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, plan.stride, gs.keys_in,
+                                                gs.vals_in, gs.keys_out, gs.vals_out, gs.sort_temp, gs.sort_temp_bytes,
+                                                s));
       } else {
+        CUZK_RETURN_IF_ERROR(
+            window_digits(scalars, sp.rest_idx, m, plan.c, w0, wg, false, plan.stride, gs.keys_in, gs.vals_in, s));
         for (unsigned wl = 0; wl < wg; ++wl) {
           const size_t off = size_t(wl) * m;
           if (wl != 0 && m >= slice) CUZK_RETURN_IF_ERROR(boundary());

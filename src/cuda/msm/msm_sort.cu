@@ -1,9 +1,12 @@
 // CUB-based steps of the device MSM (see msm_sort.hpp).
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
+#include <cub/block/block_radix_rank.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <string>
 
 #include "cuda/cuda_status.hpp"
@@ -107,6 +110,18 @@ __device__ __forceinline__ uint32_t bits_at(const uint64_t* k, unsigned offset, 
   return uint32_t(v & ((uint64_t(1) << width) - 1));
 }
 
+// Window w's signed digit of the scalar k (Booth: the window's c bits above the previous
+// window's top bit) as window_digits stores it: the bucket, |digit| - 1, or 2^(c-1) for a zero
+// digit; *neg when the digit is negative.
+__device__ __forceinline__ uint32_t window_bucket(const uint64_t* k, unsigned w, unsigned c, bool* neg) {
+  const uint32_t raw = w == 0 ? bits_at(k, 0, c) << 1 : bits_at(k, w * c - 1, c + 1);
+  uint32_t d = (raw + 1) >> 1;  // window value plus the borrow from below, in [0, 2^c]
+  *neg = (raw >> c) & 1;
+  if (*neg) d = (uint32_t(1) << c) - d;  // digit = d - 2^c, in [-2^(c-1), 0]
+  *neg = *neg && d != 0;
+  return d == 0 ? uint32_t(1) << (c - 1) : d - 1;
+}
+
 __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c,
                                      unsigned w0, unsigned wg, bool shared, uint32_t stride, uint32_t* keys,
                                      uint32_t* vals) {
@@ -115,18 +130,114 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
   const uint32_t idx = rest_idx[j];
   uint64_t k[kScalarLimbs];
   for (size_t l = 0; l < kScalarLimbs; ++l) k[l] = scalars[size_t(idx) * kScalarLimbs + l];
-  const uint32_t half = uint32_t(1) << (c - 1);
   for (unsigned wl = 0; wl < wg; ++wl) {
     const unsigned w = w0 + wl;
-    // c + 1 bits: the window's c bits above the previous window's top bit (Booth).
-    uint32_t raw = w == 0 ? bits_at(k, 0, c) << 1 : bits_at(k, w * c - 1, c + 1);
-    uint32_t d = (raw + 1) >> 1;  // window value plus the borrow from below, in [0, 2^c]
-    const bool neg = (raw >> c) & 1;
-    if (neg) d = (uint32_t(1) << c) - d;  // digit = d - 2^c, in [-2^(c-1), 0]
-    const uint32_t bucket = d == 0 ? half : d - 1;
+    bool neg;
+    const uint32_t bucket = window_bucket(k, w, c, &neg);
     const size_t e = size_t(wl) * m + j;
     keys[e] = shared ? bucket : (uint32_t(wl) << c) | bucket;
-    vals[e] = (w * stride + idx) | (uint32_t(neg && d != 0) << 31);
+    vals[e] = (w * stride + idx) | (uint32_t(neg) << 31);
+  }
+}
+
+// The digits of one bucket set with the sort's first radix pass done as they are written
+// (sort_shared_digits). A key of c = 17 to 22 bits takes CUB's onesweep three passes of 8 bits;
+// here the digits' pass sorts its low f = c - 16 bits itself, tile by tile as onesweep does, and
+// CUB sorts the 16 above in two. A block takes 256 scalars (one a thread) with every window of
+// each, ranks its entries by their low f bits in shared memory (cub::BlockRadixRank, stable in
+// thread order), stages them there in that order and writes each digit's run whole at the place
+// an exclusive scan of every block's counts (digit-major) gives it. The count pass ranks the same
+// tiles and writes only the counts.
+template <unsigned kBits, unsigned kWindows>
+struct FusedTile {
+  static constexpr unsigned kThreads = 256, kEntries = kThreads * kWindows, kDigits = 1u << kBits;
+  using Rank = cub::BlockRadixRank<kThreads, kBits, false>;
+  struct Staged {
+    uint32_t keys[kEntries], vals[kEntries];
+  };
+  union Storage {
+    typename Rank::TempStorage rank;
+    Staged staged;
+  };
+};
+
+// counts: the count pass's output, or the scatter pass's input (their scan).
+template <unsigned kBits, unsigned kWindows, bool kScatter>
+__global__ void __launch_bounds__(256)
+    fused_digits_kernel(const uint64_t* scalars, const uint32_t* rest_idx, uint32_t m, unsigned c, uint32_t stride,
+                        uint32_t blocks, uint32_t* counts, uint32_t* keys, uint32_t* vals) {
+  using T = FusedTile<kBits, kWindows>;
+  __shared__ typename T::Storage smem;
+  __shared__ uint32_t start[T::kDigits], place[T::kDigits];
+  const uint32_t j0 = blockIdx.x * T::kThreads, j = j0 + threadIdx.x;
+  const bool valid = j < m;
+  uint64_t k[kScalarLimbs] = {0, 0, 0, 0};
+  uint32_t idx = 0;
+  if (valid) {
+    idx = rest_idx[j];
+    for (size_t l = 0; l < kScalarLimbs; ++l) k[l] = scalars[size_t(idx) * kScalarLimbs + l];
+  }
+  // A missing scalar's entries take the last digit: ranked after every entry of the tile.
+  uint32_t key[kWindows], val[kWindows];
+#pragma unroll
+  for (unsigned w = 0; w < kWindows; ++w) {
+    bool neg;
+    const uint32_t bucket = window_bucket(k, w, c, &neg);
+    key[w] = valid ? bucket : ~uint32_t(0);
+    val[w] = (w * stride + idx) | (uint32_t(neg) << 31);
+  }
+  int rank[kWindows], prefix[1];
+  typename T::Rank(smem.rank).RankKeys(key, rank, cub::BFEDigitExtractor<uint32_t>(0, kBits), prefix);
+  const uint32_t tile = (min(m, j0 + T::kThreads) - j0) * kWindows;  // the tile's entries
+  if (threadIdx.x < T::kDigits) start[threadIdx.x] = uint32_t(prefix[0]);
+  __syncthreads();
+  if (threadIdx.x < T::kDigits) {
+    const uint32_t d = threadIdx.x, end = d + 1 < T::kDigits ? start[d + 1] : tile;
+    if constexpr (!kScatter) {
+      counts[size_t(d) * blocks + blockIdx.x] = end - start[d];
+      return;
+    }
+    place[d] = counts[size_t(d) * blocks + blockIdx.x] - start[d];  // + the rank in the tile
+  }
+  if constexpr (kScatter) {
+#pragma unroll
+    for (unsigned w = 0; w < kWindows; ++w) {
+      if (uint32_t(rank[w]) < tile) {
+        smem.staged.keys[rank[w]] = key[w];
+        smem.staged.vals[rank[w]] = val[w];
+      }
+    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < tile; i += T::kThreads) {
+      const uint32_t kk = smem.staged.keys[i], e = place[kk & (T::kDigits - 1)] + i;
+      keys[e] = kk;
+      vals[e] = smem.staged.vals[i];
+    }
+  }
+}
+
+// The fused pass's (bits, windows) for c-bit windows, all of them in one group; {0, 0} where it
+// does not run (CUB sorts keys of 16 bits or fewer in two passes anyway, and above 22 bits the
+// tile's staging or the count of blocks' counters grows).
+struct FusedShape {
+  unsigned bits = 0, windows = 0;
+};
+constexpr FusedShape fused_shape(unsigned c) {
+  switch (c) {
+    case 17:
+      return {1, 16};
+    case 18:
+      return {2, 15};
+    case 19:
+      return {3, 14};
+    case 20:
+      return {4, 13};
+    case 21:
+      return {5, 13};
+    case 22:
+      return {6, 12};
+    default:
+      return {};
   }
 }
 
@@ -141,14 +252,54 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
 // CUB's SortPairs of m pairs by their low c bits; temp == nullptr asks for the scratch size. The
 // offset type (CUB picks it from the count's type) follows m, for the query as for the sort.
 cudaError_t sort_pairs(void* temp, size_t& bytes, const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in,
-                       uint32_t* vals_out, size_t m, unsigned c, cudaStream_t s) {
+                       uint32_t* vals_out, size_t m, unsigned c, cudaStream_t s, unsigned lo = 0) {
   if constexpr (CUZK_MSM_SORT_OFFSET32 != 0) {
     if (m <= UINT32_MAX) {
-      return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, uint32_t(m), 0, int(c),
-                                             s);
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, uint32_t(m), int(lo),
+                                             int(c), s);
     }
   }
-  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, int64_t(m), 0, int(c), s);
+  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, int64_t(m), int(lo), int(c),
+                                         s);
+}
+
+// The fused pass's scratch for up to `entries` entries of c-bit keys: the blocks' counts, their
+// scan, and CUB's scratch (the scan's, then the sort's of the bits above the pass's).
+struct FusedScratch {
+  uint32_t *counts = nullptr, *offsets = nullptr;
+  void* temp = nullptr;
+  size_t temp_bytes = 0, total = 0;
+  FusedScratch(void* base, size_t entries, unsigned c) {
+    const FusedShape f = fused_shape(c);
+    const size_t counters = (size_t(1) << f.bits) * (entries / (size_t(256) * f.windows) + 1);
+    size_t scan = 0, sort = 0;
+    (void)cub::DeviceScan::ExclusiveSum(nullptr, scan, counts, offsets, int64_t(counters));
+    (void)sort_pairs(nullptr, sort, nullptr, nullptr, nullptr, nullptr, entries, c, nullptr, f.bits);
+    const size_t counter_bytes = (counters * sizeof(uint32_t) + 255) / 256 * 256;
+    if (auto* b = static_cast<uint8_t*>(base); b != nullptr) {
+      counts = reinterpret_cast<uint32_t*>(b);
+      offsets = reinterpret_cast<uint32_t*>(b + counter_bytes);
+      temp = b + 2 * counter_bytes;
+    }
+    temp_bytes = std::max(scan, sort);
+    total = 2 * counter_bytes + temp_bytes;
+  }
+};
+
+template <unsigned kBits, unsigned kWindows>
+Status fused_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, size_t stride,
+                    const FusedScratch& fs, uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+  const uint32_t blocks = uint32_t((m + 255) / 256);
+  const size_t counters = size_t(blocks) << kBits;
+  fused_digits_kernel<kBits, kWindows, false>
+      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), c, uint32_t(stride), blocks, fs.counts, keys, vals);
+  CUZK_RETURN_IF_ERROR(check_launch("msm.fused_digits_kernel (counts)"));
+  size_t bytes = fs.temp_bytes;
+  CUZK_CUDA_RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(fs.temp, bytes, fs.counts, fs.offsets, int64_t(counters), s),
+                            "msm: scanning the digits' counts");
+  fused_digits_kernel<kBits, kWindows, true>
+      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), c, uint32_t(stride), blocks, fs.offsets, keys, vals);
+  return check_launch("msm.fused_digits_kernel (scatter)");
 }
 
 }  // namespace
@@ -196,6 +347,60 @@ Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* 
   CUZK_CUDA_RETURN_IF_ERROR(sort_pairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, m, c, s),
                             "msm: sorting " + std::to_string(m) + " bucket entries");
   return check_launch("msm.sort_window");
+}
+
+// The fused pass (fused_digits_kernel) is off by default for now: a same-call A/B on an H100
+// measured it 0.26-0.30 ms faster at 2^22 points in 20-bit windows and 0.2-1.1 ms at 2^24
+// (BENCHMARKS.md, "The digits' pass sorting the low bits in tiles"), and cuda_msm_test passed with
+// it, but the whole gpu-check (proofs, daemon) has not run with it yet. -DCUZK_MSM_FUSED_DIGITS=1
+// builds it; 0 writes the digits in window order and lets CUB sort every bit.
+#ifndef CUZK_MSM_FUSED_DIGITS
+#define CUZK_MSM_FUSED_DIGITS 0
+#endif
+
+size_t shared_digits_temp_bytes(size_t entries, unsigned c) {
+  const size_t plain = sort_temp_bytes(entries, c);
+  if (CUZK_MSM_FUSED_DIGITS == 0 || fused_shape(c).bits == 0) return plain;
+  // The group may hold fewer windows than the fused pass takes: then the plain sort runs.
+  return std::max(plain, FusedScratch(nullptr, entries, c).total);
+}
+
+Status sort_shared_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
+                          unsigned wg, size_t stride, uint32_t* keys_mid, uint32_t* vals_mid, uint32_t* keys_out,
+                          uint32_t* vals_out, void* temp, size_t temp_bytes, cudaStream_t s) {
+  if (m == 0) return Status::ok();
+  const size_t entries = size_t(wg) * m;
+  const FusedShape f = fused_shape(c);
+  if (CUZK_MSM_FUSED_DIGITS == 0 || f.bits == 0 || w0 != 0 || wg != f.windows) {
+    CUZK_RETURN_IF_ERROR(window_digits(scalars, rest_idx, m, c, w0, wg, true, stride, keys_mid, vals_mid, s));
+    return sort_window(keys_mid, keys_out, vals_mid, vals_out, entries, c, temp, temp_bytes, s);
+  }
+  const FusedScratch fs(temp, entries, c);
+  if (fs.total > temp_bytes) {
+    return internal_error("msm: the fused digits' scratch needs " + std::to_string(fs.total) + " bytes, " +
+                          std::to_string(temp_bytes) + " were set aside");
+  }
+  auto digits = [&]() -> Status {
+    switch (c) {
+      case 17:
+        return fused_digits<1, 16>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+      case 18:
+        return fused_digits<2, 15>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+      case 19:
+        return fused_digits<3, 14>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+      case 20:
+        return fused_digits<4, 13>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+      case 21:
+        return fused_digits<5, 13>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+      default:
+        return fused_digits<6, 12>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+    }
+  };
+  CUZK_RETURN_IF_ERROR(digits());
+  size_t bytes = fs.temp_bytes;
+  CUZK_CUDA_RETURN_IF_ERROR(sort_pairs(fs.temp, bytes, keys_mid, keys_out, vals_mid, vals_out, entries, c, s, f.bits),
+                            "msm: sorting " + std::to_string(entries) + " bucket entries");
+  return check_launch("msm.sort_shared_digits");
 }
 
 }  // namespace cuzk::cuda::msm_detail

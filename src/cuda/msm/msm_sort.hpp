@@ -34,6 +34,15 @@ Status classify(const uint64_t* scalars, size_t n, uint32_t* one_idx, uint32_t* 
 Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0, unsigned wg,
                      bool shared, size_t stride, uint32_t* keys, uint32_t* vals, cudaStream_t s);
 
+// With one bucket set (precomputed bases): window_digits(shared = true) into keys_mid /
+// vals_mid, then sorted into keys_out / vals_out as sort_window sorts them; for keys of 17 to 22
+// bits with every window in the group, the digits' pass sorts the low bits as it writes and CUB
+// the 16 above. temp: shared_digits_temp_bytes(wg·m or more, c).
+size_t shared_digits_temp_bytes(size_t entries, unsigned c);
+Status sort_shared_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
+                          unsigned wg, size_t stride, uint32_t* keys_mid, uint32_t* vals_mid, uint32_t* keys_out,
+                          uint32_t* vals_out, void* temp, size_t temp_bytes, cudaStream_t s);
+
 // CUB scratch for sort_window() of m pairs on c-bit keys.
 size_t sort_temp_bytes(size_t m, unsigned c);
 // Sorts m pairs by the low c bits of their keys (the high bits are equal within a window).

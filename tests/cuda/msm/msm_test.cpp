@@ -426,7 +426,7 @@ TYPED_TEST(DeviceMsm, PrecomputedWideWindowsMatchCpu) {
   const size_t n = std::min<size_t>(this->kMax, 3000);
   const auto bases = this->prefix(n);
   const auto d_bases = this->upload_bases(bases);
-  for (unsigned c : {17u, 20u, 22u, 24u}) {
+  for (unsigned c : {17u, 20u, 21u, 22u, 24u}) {
     auto pre = PrecomputedBases<TypeParam>::build(d_bases.data(), n, c, *this->stream_);
     ASSERT_TRUE(pre.is_ok()) << pre.status().to_string();
     for (Mix mix : {Mix::kUniform, Mix::kWitness, Mix::kMax, Mix::kSmall}) {
