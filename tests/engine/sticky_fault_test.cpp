@@ -125,8 +125,8 @@ TEST_F(StickyFaultTest, WithTwoDevicesTheHealthyOneTakesTheWorkWhileTheOtherRese
 TEST_F(StickyFaultTest, AResetThatFailsOnceIsRetriedAndTheDeviceServesAgain) {
   EngineConfig cfg;
   cfg.gpu_workers_per_device = 1;
+  std::atomic<int> dead_calls{0};  // outlives the engine's recovery thread
   auto e = make_engine(cfg);
-  std::atomic<int> dead_calls{0};
   e->on_device_dead([&](const Device&, const Status&) { ++dead_calls; });
   ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1").is_ok());
   EXPECT_EQ(finished(*e, submit(*e)).state, JobState::kFailed);
@@ -144,9 +144,10 @@ TEST_F(StickyFaultTest, ADeviceThatCannotBeResetIsBuriedReportedOnceAndRefusesWo
   // supervisor to restart it), is no longer ready, and answers UNAVAILABLE.
   EngineConfig cfg;
   cfg.gpu_workers_per_device = 1;
-  auto e = make_engine(cfg);
+  // Declared before the engine, so that they outlive its recovery thread, which calls the handler.
   std::mutex mu;
   std::vector<std::string> dead;
+  auto e = make_engine(cfg);
   e->on_device_dead([&](const Device& d, const Status& why) {
     std::lock_guard lock(mu);
     dead.push_back(d.id() + ": " + why.message());
@@ -154,7 +155,13 @@ TEST_F(StickyFaultTest, ADeviceThatCannotBeResetIsBuriedReportedOnceAndRefusesWo
   ASSERT_TRUE(cpu(*e, 0).arm_faults("sticky:1,reset:1,reset:2,reset:3").is_ok());
   JobRecord bad = finished(*e, submit(*e));
   EXPECT_EQ(bad.state, JobState::kFailed);
-  ASSERT_TRUE(eventually([&] { return e->devices()[0]->dead(); }));
+  // The device is buried, logged and counted before the handler is told (DeviceRecovery::recover):
+  // wait for the handler, then every one of those is there to see.
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mu);
+    return !dead.empty();
+  }));
+  EXPECT_TRUE(e->devices()[0]->dead());
   {
     std::lock_guard lock(mu);
     ASSERT_EQ(dead.size(), 1u);
@@ -178,8 +185,8 @@ TEST_F(StickyFaultTest, ADeviceThatCannotBeResetIsBuriedReportedOnceAndRefusesWo
 TEST_F(StickyFaultTest, WithTwoDevicesALostOneLeavesTheOtherServing) {
   EngineConfig cfg;
   cfg.gpu_workers_per_device = 1;
+  std::atomic<int> dead_calls{0};  // outlives the engine's recovery thread
   auto e = make_engine(cfg, 2);
-  std::atomic<int> dead_calls{0};
   e->on_device_dead([&](const Device& d, const Status&) {
     EXPECT_EQ(d.index(), 0u);
     ++dead_calls;
