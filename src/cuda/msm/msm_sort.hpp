@@ -15,7 +15,7 @@ namespace cuzk::cuda::msm_detail {
 // Scalars are four little-endian 64-bit limbs (Fr::Int of both curves).
 constexpr size_t kScalarLimbs = 4;
 
-// CUB scratch for classify() of n scalars.
+// Scratch for classify() of n scalars: none for the split kernel, CUB's for its partition.
 size_t classify_temp_bytes(size_t n);
 // Indices of the scalars equal to 1 into one_idx and of those > 1 into rest_idx; zeros are
 // dropped. Increasing within each tile of 2048 scalars, the tiles in no set order (nothing
@@ -35,9 +35,9 @@ Status window_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m
                      bool shared, size_t stride, uint32_t* keys, uint32_t* vals, cudaStream_t s);
 
 // With one bucket set (precomputed bases): window_digits(shared = true) into keys_mid /
-// vals_mid, then sorted into keys_out / vals_out as sort_window sorts them; for keys of 17 to 22
-// bits with every window in the group, the digits' pass sorts the low bits as it writes and CUB
-// the 16 above. temp: shared_digits_temp_bytes(wg·m or more, c).
+// vals_mid, then sorted into keys_out / vals_out as sort_window sorts them; built with
+// CUZK_MSM_FUSED_DIGITS (msm_sort.cu), for keys of 17 to 22 bits with every window in the group,
+// the digits' pass sorts the low bits as it writes and CUB the 16 above. temp: shared_digits_temp_bytes(wg·m or more, c).
 size_t shared_digits_temp_bytes(size_t entries, unsigned c);
 Status sort_shared_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, unsigned w0,
                           unsigned wg, size_t stride, uint32_t* keys_mid, uint32_t* vals_mid, uint32_t* keys_out,
