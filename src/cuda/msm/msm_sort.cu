@@ -110,16 +110,15 @@ __device__ __forceinline__ uint32_t bits_at(const uint64_t* k, unsigned offset, 
   return uint32_t(v & ((uint64_t(1) << width) - 1));
 }
 
-// Window w's signed digit of the scalar k (Booth: the window's c bits above the previous
-// window's top bit) as window_digits stores it: the bucket, |digit| - 1, or 2^(c-1) for a zero
-// digit; *neg when the digit is negative.
-__device__ __forceinline__ uint32_t window_bucket(const uint64_t* k, unsigned w, unsigned c, bool* neg) {
+// Window w's signed digit of the scalar k (Booth: the window's c + 1 bits above the previous
+// window's top bit): its magnitude, in [0, 2^(c-1)], and *neg when its sign bit is set (the
+// digit is negative unless the magnitude is 0). Its bucket is magnitude - 1, or 2^(c-1) for 0.
+__device__ __forceinline__ uint32_t window_digit(const uint64_t* k, unsigned w, unsigned c, bool* neg) {
   const uint32_t raw = w == 0 ? bits_at(k, 0, c) << 1 : bits_at(k, w * c - 1, c + 1);
   uint32_t d = (raw + 1) >> 1;  // window value plus the borrow from below, in [0, 2^c]
   *neg = (raw >> c) & 1;
   if (*neg) d = (uint32_t(1) << c) - d;  // digit = d - 2^c, in [-2^(c-1), 0]
-  *neg = *neg && d != 0;
-  return d == 0 ? uint32_t(1) << (c - 1) : d - 1;
+  return d;
 }
 
 __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c,
@@ -130,13 +129,15 @@ __global__ void window_digits_kernel(const uint64_t* scalars, const uint32_t* re
   const uint32_t idx = rest_idx[j];
   uint64_t k[kScalarLimbs];
   for (size_t l = 0; l < kScalarLimbs; ++l) k[l] = scalars[size_t(idx) * kScalarLimbs + l];
+  const uint32_t half = uint32_t(1) << (c - 1);
   for (unsigned wl = 0; wl < wg; ++wl) {
     const unsigned w = w0 + wl;
     bool neg;
-    const uint32_t bucket = window_bucket(k, w, c, &neg);
+    const uint32_t d = window_digit(k, w, c, &neg);
+    const uint32_t bucket = d == 0 ? half : d - 1;
     const size_t e = size_t(wl) * m + j;
     keys[e] = shared ? bucket : (uint32_t(wl) << c) | bucket;
-    vals[e] = (w * stride + idx) | (uint32_t(neg) << 31);
+    vals[e] = (w * stride + idx) | (uint32_t(neg && d != 0) << 31);
   }
 }
 
@@ -182,9 +183,9 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
   for (unsigned w = 0; w < kWindows; ++w) {
     bool neg;
-    const uint32_t bucket = window_bucket(k, w, c, &neg);
-    key[w] = valid ? bucket : ~uint32_t(0);
-    val[w] = (w * stride + idx) | (uint32_t(neg) << 31);
+    const uint32_t d = window_digit(k, w, c, &neg);
+    key[w] = !valid ? ~uint32_t(0) : d == 0 ? uint32_t(1) << (c - 1) : d - 1;
+    val[w] = (w * stride + idx) | (uint32_t(neg && d != 0) << 31);
   }
   int rank[kWindows], prefix[1];
   typename T::Rank(smem.rank).RankKeys(key, rank, cub::BFEDigitExtractor<uint32_t>(0, kBits), prefix);
