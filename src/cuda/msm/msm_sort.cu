@@ -350,13 +350,12 @@ Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* 
   return check_launch("msm.sort_window");
 }
 
-// The fused pass (fused_digits_kernel) is off by default for now: a same-call A/B on an H100
-// measured it 0.26-0.30 ms faster at 2^22 points in 20-bit windows and 0.2-1.1 ms at 2^24
-// (BENCHMARKS.md, "The digits' pass sorting the low bits in tiles"), and cuda_msm_test passed with
-// it, but the whole gpu-check (proofs, daemon) has not run with it yet. -DCUZK_MSM_FUSED_DIGITS=1
-// builds it; 0 writes the digits in window order and lets CUB sort every bit.
+// The fused pass (fused_digits_kernel) is on by default: a same-call A/B on an H100 measured it
+// 0.26-0.30 ms faster at 2^22 points in 20-bit windows and 0.2-1.1 ms at 2^24 (BENCHMARKS.md,
+// "The digits' pass sorting the low bits in tiles"). -DCUZK_MSM_FUSED_DIGITS=0 builds the plain
+// path instead: the digits written in window order and CUB sorting every bit.
 #ifndef CUZK_MSM_FUSED_DIGITS
-#define CUZK_MSM_FUSED_DIGITS 0
+#define CUZK_MSM_FUSED_DIGITS 1
 #endif
 
 size_t shared_digits_temp_bytes(size_t entries, unsigned c) {
