@@ -224,22 +224,8 @@ struct FusedShape {
   unsigned bits = 0, windows = 0;
 };
 constexpr FusedShape fused_shape(unsigned c) {
-  switch (c) {
-    case 17:
-      return {1, 16};
-    case 18:
-      return {2, 15};
-    case 19:
-      return {3, 14};
-    case 20:
-      return {4, 13};
-    case 21:
-      return {5, 13};
-    case 22:
-      return {6, 12};
-    default:
-      return {};
-  }
+  if (c < 17 || c > 22) return {};
+  return {c - 16, (256 + c - 1) / c};  // the Booth windows of a 255-bit scalar (BLS12-381's Fr)
 }
 
 // The sort counts in 32-bit offsets where the entries allow, which CUB's sm_90 tuning gives 23
@@ -287,19 +273,21 @@ struct FusedScratch {
   }
 };
 
-template <unsigned kBits, unsigned kWindows>
-Status fused_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, unsigned c, size_t stride,
-                    const FusedScratch& fs, uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+// The fused pass for C-bit windows: the blocks' counts, their scan, the scatter.
+template <unsigned C>
+Status fused_digits(const uint64_t* scalars, const uint32_t* rest_idx, size_t m, size_t stride, const FusedScratch& fs,
+                    uint32_t* keys, uint32_t* vals, cudaStream_t s) {
+  constexpr FusedShape f = fused_shape(C);
   const uint32_t blocks = uint32_t((m + 255) / 256);
-  const size_t counters = size_t(blocks) << kBits;
-  fused_digits_kernel<kBits, kWindows, false>
-      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), c, uint32_t(stride), blocks, fs.counts, keys, vals);
+  const size_t counters = size_t(blocks) << f.bits;
+  fused_digits_kernel<f.bits, f.windows, false>
+      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), C, uint32_t(stride), blocks, fs.counts, keys, vals);
   CUZK_RETURN_IF_ERROR(check_launch("msm.fused_digits_kernel (counts)"));
   size_t bytes = fs.temp_bytes;
   CUZK_CUDA_RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(fs.temp, bytes, fs.counts, fs.offsets, int64_t(counters), s),
                             "msm: scanning the digits' counts");
-  fused_digits_kernel<kBits, kWindows, true>
-      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), c, uint32_t(stride), blocks, fs.offsets, keys, vals);
+  fused_digits_kernel<f.bits, f.windows, true>
+      <<<blocks, 256, 0, s>>>(scalars, rest_idx, uint32_t(m), C, uint32_t(stride), blocks, fs.offsets, keys, vals);
   return check_launch("msm.fused_digits_kernel (scatter)");
 }
 
@@ -383,17 +371,17 @@ Status sort_shared_digits(const uint64_t* scalars, const uint32_t* rest_idx, siz
   auto digits = [&]() -> Status {
     switch (c) {
       case 17:
-        return fused_digits<1, 16>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<17>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
       case 18:
-        return fused_digits<2, 15>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<18>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
       case 19:
-        return fused_digits<3, 14>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<19>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
       case 20:
-        return fused_digits<4, 13>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<20>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
       case 21:
-        return fused_digits<5, 13>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<21>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
       default:
-        return fused_digits<6, 12>(scalars, rest_idx, m, c, stride, fs, keys_mid, vals_mid, s);
+        return fused_digits<22>(scalars, rest_idx, m, stride, fs, keys_mid, vals_mid, s);
     }
   };
   CUZK_RETURN_IF_ERROR(digits());
