@@ -225,7 +225,9 @@ struct FusedShape {
 };
 constexpr FusedShape fused_shape(unsigned c) {
   if (c < 17 || c > 22) return {};
-  return {c - 16, (256 + c - 1) / c};  // the Booth windows of a 255-bit scalar (BLS12-381's Fr)
+  // The Booth windows of a 255-bit scalar (BLS12-381's Fr); BN254's 254-bit Fr has as many but
+  // at 17 bits (15, not 16), where its digits take the plain path.
+  return {c - 16, (256 + c - 1) / c};
 }
 
 // The sort counts in 32-bit offsets where the entries allow, which CUB's sm_90 tuning gives 23
@@ -338,10 +340,11 @@ Status sort_window(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* 
   return check_launch("msm.sort_window");
 }
 
-// The fused pass (fused_digits_kernel) is on by default: a same-call A/B on an H100 measured it
-// 0.26-0.30 ms faster at 2^22 points in 20-bit windows and 0.2-1.1 ms at 2^24 (BENCHMARKS.md,
-// "The digits' pass sorting the low bits in tiles"). -DCUZK_MSM_FUSED_DIGITS=0 builds the plain
-// path instead: the digits written in window order and CUB sorting every bit.
+// The fused pass (fused_digits_kernel) is on by default: same-call A/Bs on an H100 measured it
+// 0.29-0.33 ms faster at 2^22 points in 20-bit windows (BLS12-381 G1), 1.05 ms at 2^24 and 0.35
+// in 22-bit windows (both G1s), 0.23-0.44 ms on BLS12-381 G2 at 2^22 (BENCHMARKS.md, "The fused
+// digits' pass on by default"). -DCUZK_MSM_FUSED_DIGITS=0 builds the plain path instead: the
+// digits written in window order and CUB sorting every bit.
 #ifndef CUZK_MSM_FUSED_DIGITS
 #define CUZK_MSM_FUSED_DIGITS 1
 #endif
