@@ -731,10 +731,16 @@ size_t level1_resident_threads() {
 // level 2), but level 1 itself runs slower with fewer waves. On the H200 (BENCHMARKS.md,
 // "The levels after the accumulation"), BLS12-381 G1 2^24 with 22-bit precomputed windows
 // took 84.99 / 83.94 / 85.11 / 87.44 ms at 64 a thread / 8 / 4 / 2 waves, its G2 2^22 with
-// 20-bit windows 71.39 / 70.49 / 70.32 / 70.41 ms.
+// 20-bit windows 71.39 / 70.49 / 70.32 / 70.41 ms. G1's count was chosen when both G1 level-1
+// kernels ran three blocks a multiprocessor; at four (since) 8 waves are a third more threads
+// and chunks a quarter shorter, so the count is a CUDA define for an A/B
+// (-DCUZK_MSM_LEVEL1_WAVES_G1=N).
+#ifndef CUZK_MSM_LEVEL1_WAVES_G1
+#define CUZK_MSM_LEVEL1_WAVES_G1 8
+#endif
 template <class G>
 constexpr size_t level1_waves() {
-  return kOutlinedProducts<G> ? 4 : 8;
+  return kOutlinedProducts<G> ? 4 : CUZK_MSM_LEVEL1_WAVES_G1;
 }
 template <class G>
 size_t level1_per_thread(size_t entries) {
