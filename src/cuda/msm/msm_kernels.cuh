@@ -361,6 +361,92 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
   return a.dbl();
 }
 
+// The reduction's levels are latency-bound: one thread's chain of full additions, each fourteen
+// products one after another. With CUZK_MSM_COOP_REDUCE (off; an A/B variant) four lanes
+// compute each addition and doubling, every lane one product of a step (an addition's products
+// in four steps, a doubling's in three), the products exchanged by shuffles within the four.
+// Every lane of a quad holds the same inputs and ends with the same result; the rare cases
+// (infinity, equal inputs) take the one-lane formulas on all four. G1 only: G2's products are
+// calls (kOutlinedProducts).
+#ifndef CUZK_MSM_COOP_REDUCE
+#define CUZK_MSM_COOP_REDUCE 0
+#endif
+template <class G>
+constexpr bool kCoopReduce = CUZK_MSM_COOP_REDUCE != 0 && !kOutlinedProducts<G>;
+
+// The lanes of this thread's quad, for __shfl_sync; g = lane % 4 picks a lane's product.
+struct Quad {
+  unsigned mask, g;
+  __device__ static Quad mine() {
+    const unsigned lane = threadIdx.x % 32;
+    return {0xfu << (lane & ~3u), lane & 3u};
+  }
+  template <class F>
+  __device__ F from(const F& v, unsigned src) const {
+    static_assert(sizeof(F) % sizeof(uint32_t) == 0);
+    uint32_t w[sizeof(F) / sizeof(uint32_t)];
+    memcpy(w, &v, sizeof(F));
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(F) / sizeof(uint32_t); ++i) w[i] = __shfl_sync(mask, w[i], int(src), 4);
+    F r;
+    memcpy(&r, w, sizeof(F));
+    return r;
+  }
+};
+
+// dbl-2008-s-1 (as ec::Xyzz::dbl) over a quad: V = U², X² | W = U·V, S = X·V, M², ZZ3 = V·ZZ |
+// Y3 = M·(S - X3) - W·Y, ZZZ3 = W·ZZZ.
+template <class G>
+__device__ ec::Xyzz<G> dbl_quad(const ec::Xyzz<G>& a, const Quad& q) {
+  using F = typename G::Base;
+  if (a.is_infinity()) return a;
+  const F u = a.y.dbl();
+  const F p1 = (q.g == 0 ? u : a.x).square();
+  const F v = q.from(p1, 0), x2 = q.from(p1, 1);
+  const F m = x2.dbl() + x2;
+  const F l2 = q.g == 0 ? u : q.g == 1 ? a.x : q.g == 2 ? m : v;
+  const F r2 = q.g == 0 ? v : q.g == 1 ? v : q.g == 2 ? m : a.zz;
+  const F p2 = l2 * r2;
+  const F w = q.from(p2, 0), sv = q.from(p2, 1), mm = q.from(p2, 2);
+  ec::Xyzz<G> r;
+  r.x = mm - sv.dbl();
+  const bool y_lane = q.g == 0;
+  const F p3 = F::mul_sub(y_lane ? m : w, y_lane ? sv - r.x : a.zzz, y_lane ? w : F::zero(), y_lane ? a.y : F::zero());
+  r.y = q.from(p3, 0);
+  r.zz = q.from(p2, 3);
+  r.zzz = q.from(p3, 1);
+  return r;
+}
+
+// add-2008-s (as ec::Xyzz::operator+) over a quad: U1, U2, S1, S2 | PP = P², R², ZZ1·ZZ2,
+// ZZZ1·ZZZ2 | PPP = P·PP, Q = U1·PP, ZZ3 = ZZ1·ZZ2·PP | Y3 = R·(Q - X3) - S1·PPP, ZZZ3.
+template <class G>
+__device__ ec::Xyzz<G> add_quad(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b, const Quad& q) {
+  using F = typename G::Base;
+  if (a.is_infinity()) return b;
+  if (b.is_infinity()) return a;
+  const F l1 = q.g == 0 ? a.x : q.g == 1 ? b.x : q.g == 2 ? a.y : b.y;
+  const F r1 = q.g == 0 ? b.zz : q.g == 1 ? a.zz : q.g == 2 ? b.zzz : a.zzz;
+  const F p1 = l1 * r1;
+  const F u1 = q.from(p1, 0), u2 = q.from(p1, 1), s1 = q.from(p1, 2), s2 = q.from(p1, 3);
+  const F pd = u2 - u1, rr = s2 - s1;
+  if (pd.is_zero()) return rr.is_zero() ? a.dbl() : ec::Xyzz<G>::infinity();
+  const F l2 = q.g == 0 ? pd : q.g == 1 ? rr : q.g == 2 ? a.zz : a.zzz;
+  const F r2 = q.g == 0 ? pd : q.g == 1 ? rr : q.g == 2 ? b.zz : b.zzz;
+  const F p2 = l2 * r2;  // lane 2: ZZ1·ZZ2, lane 3: ZZZ1·ZZZ2
+  const F pp = q.from(p2, 0), rr2 = q.from(p2, 1);
+  const F p3 = (q.g == 0 ? pd : q.g == 1 ? u1 : p2) * pp;  // lane 2: ZZ3 (lane 3's is not used)
+  const F ppp = q.from(p3, 0), qq = q.from(p3, 1);
+  ec::Xyzz<G> r;
+  r.x = rr2 - ppp - qq.dbl();
+  const bool y_lane = q.g == 0;
+  const F p4 = F::mul_sub(y_lane ? rr : p2, y_lane ? qq - r.x : ppp, y_lane ? s1 : F::zero(), y_lane ? ppp : F::zero());
+  r.y = q.from(p4, 0);
+  r.zz = q.from(p3, 2);
+  r.zzz = q.from(p4, 3);
+  return r;
+}
+
 // Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
 // `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
 // Over Fq2 (G2) they are not built.
@@ -672,6 +758,60 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// reduce_level_kernel and reduce_pairs_kernel with CUZK_MSM_COOP_REDUCE: the same work, each
+// thread's part taken by a quad of lanes (thread index t / 4, additions by add_quad).
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    reduce_level_quad_kernel(const ec::Xyzz<G>* z, size_t z_stride, size_t rows, size_t k, unsigned log_l,
+                             ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
+  using P = ec::Xyzz<G>;
+  const Quad quad = Quad::mine();
+  const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
+  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 4;
+  if (t >= rows * chunks) return;
+  const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
+  const P* zr = z + r * z_stride;
+  P run = P::infinity(), w = P::infinity();
+  for (size_t j = hi; j-- > lo;) {
+    run = add_quad<G>(run, zr[j], quad);
+    w = add_quad<G>(w, run, quad);
+  }
+  if (quad.g == 0) q_out[t] = w;
+  if (quad.g == 1 && z_out != nullptr) z_out[t] = run;
+}
+
+template <class G>
+__global__ void __launch_bounds__(kThreads)
+    reduce_pairs_quad_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
+                             unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
+  using P = ec::Xyzz<G>;
+  const Quad quad = Quad::mine();
+  const size_t kout = (k + 1) / 2;
+  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 4;
+  const size_t warp = t / 32;
+  const size_t u = (warp >> 1) * 32 + t % 32;
+  if (u >= rows * kout) return;
+  const size_t r = u / kout, j = 2 * (u % kout);
+  const bool pair = j + 1 < k;
+  const P* zr = z + r * k;
+  const P* qr = q + r * k;
+  if (warp & 1) {
+    P acc = qr[j];
+    if (pair) {
+      acc = add_quad<G>(acc, qr[j + 1], quad);
+      P w = zr[j + 1];
+      for (unsigned i = 0; i < shift_w; ++i) w = dbl_quad<G>(w, quad);
+      acc = add_quad<G>(acc, w, quad);
+    }
+    if (quad.g == 0) q_out[u] = acc;
+  } else if (z_out != nullptr) {
+    P acc = zr[j];
+    if (pair) acc = add_quad<G>(acc, zr[j + 1], quad);
+    for (unsigned i = 0; i < shift_z; ++i) acc = dbl_quad<G>(acc, quad);
+    if (quad.g == 0) z_out[u] = acc;
+  }
+}
+
 // out[r][j] = sum of in[r][j·f .. j·f + f) over rows of k elements.
 template <class G>
 __global__ void __launch_bounds__(kThreads)
@@ -788,8 +928,13 @@ Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows
                           ec::Xyzz<G>* dest, cudaStream_t s) {
   const size_t chunks = p.first_chunks();
   const bool last = chunks == 1;
-  reduce_level_kernel<G><<<blocks_for(rows * chunks), kThreads, 0, s>>>(buckets, p.nb + 1, rows, p.nb, p.log_l1,
-                                                                        last ? nullptr : z, last ? dest : q);
+  if constexpr (kCoopReduce<G>) {
+    reduce_level_quad_kernel<G><<<blocks_for(4 * rows * chunks), kThreads, 0, s>>>(
+        buckets, p.nb + 1, rows, p.nb, p.log_l1, last ? nullptr : z, last ? dest : q);
+  } else {
+    reduce_level_kernel<G><<<blocks_for(rows * chunks), kThreads, 0, s>>>(buckets, p.nb + 1, rows, p.nb, p.log_l1,
+                                                                          last ? nullptr : z, last ? dest : q);
+  }
   return check_launch("msm.reduce_level_kernel");
 }
 
@@ -810,8 +955,13 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    reduce_pairs_kernel<G><<<blocks_for(64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
-        zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    if constexpr (kCoopReduce<G>) {
+      reduce_pairs_quad_kernel<G><<<blocks_for(4 * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
+          zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    } else {
+      reduce_pairs_kernel<G><<<blocks_for(64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
+          zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    }
     CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_pairs_kernel"));
     cur ^= 1;
     k = kout;
