@@ -65,7 +65,7 @@ if [[ -z ${CUZK_GPU_TEST_ZKEYS:-} && -d ${CUZK_GPU_FIXTURES:-$ROOT/.carry/fixtur
 fi
 # Device tests (gtest, label gpu) and benchmarks (programs printing a markdown table).
 GPU_TESTS=(cuda_runtime_test cuda_allocator_test cuda_field_ops_test cuda_point_ops_test cuda_lazy_ops_test cuda_ntt_test
-           cuda_msm_test cuda_prover_test cuda_precompute_test cuda_device_key_test engine_cuda_fault_test)
+           cuda_msm_test cuda_quad_ops_test cuda_prover_test cuda_precompute_test cuda_device_key_test engine_cuda_fault_test)
 GPU_BENCHES=(cuda_arith_bench cuda_ntt_bench cuda_msm_bench)
 
 if [[ $MODE == prebuilt ]]; then
