@@ -364,13 +364,16 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 
 // The reduction's levels are latency-bound: each thread a chain of full additions, fourteen
 // products each, one after another. With CUZK_MSM_COOP_REDUCE (off; an A/B variant) a quad of
-// lanes takes each thread's part (cuda/msm/quad_ops.cuh: an addition in four steps of products).
-// G1 only: G2's products are calls (kOutlinedProducts).
+// lanes takes each thread's part (cuda/msm/quad_ops.cuh: an addition in four steps of products):
+// bit 0 for the first level, bit 1 for the pair levels after it. G1 only: G2's products are
+// calls (kOutlinedProducts).
 #ifndef CUZK_MSM_COOP_REDUCE
 #define CUZK_MSM_COOP_REDUCE 0
 #endif
 template <class G>
-constexpr bool kCoopReduce = CUZK_MSM_COOP_REDUCE != 0 && !kOutlinedProducts<G>;
+constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && !kOutlinedProducts<G>;
+template <class G>
+constexpr bool kCoopPairLevels = (CUZK_MSM_COOP_REDUCE & 2) != 0 && !kOutlinedProducts<G>;
 
 // Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
 // `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
@@ -853,7 +856,7 @@ Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows
                           ec::Xyzz<G>* dest, cudaStream_t s) {
   const size_t chunks = p.first_chunks();
   const bool last = chunks == 1;
-  if constexpr (kCoopReduce<G>) {
+  if constexpr (kCoopFirstLevel<G>) {
     reduce_level_quad_kernel<G><<<blocks_for(4 * rows * chunks), kThreads, 0, s>>>(
         buckets, p.nb + 1, rows, p.nb, p.log_l1, last ? nullptr : z, last ? dest : q);
   } else {
@@ -880,7 +883,7 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    if constexpr (kCoopReduce<G>) {
+    if constexpr (kCoopPairLevels<G>) {
       reduce_pairs_quad_kernel<G><<<blocks_for(4 * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
           zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
     } else {
