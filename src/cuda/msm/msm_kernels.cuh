@@ -375,6 +375,31 @@ constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && !kOutlinedPr
 template <class G>
 constexpr bool kCoopPairLevels = (CUZK_MSM_COOP_REDUCE & 2) != 0 && !kOutlinedProducts<G>;
 
+// Who computes one item of a reduction level: a thread alone (add_full, dbl_full), or a quad
+// of lanes (add_quad, dbl_quad: every lane gets the result, lane `part` of the quad stores
+// result number `part`).
+template <class G>
+struct OneLane {
+  static constexpr unsigned kWidth = 1;
+  __device__ static OneLane mine() { return {}; }
+  __device__ ec::Xyzz<G> add(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) const { return add_full<G>(a, b); }
+  __device__ ec::Xyzz<G> dbl(const ec::Xyzz<G>& a) const { return dbl_full<G>(a); }
+  __device__ bool stores(unsigned) const { return true; }
+};
+template <class G>
+struct QuadLanes {
+  static constexpr unsigned kWidth = 4;
+  Quad quad;
+  __device__ static QuadLanes mine() { return {Quad::mine()}; }
+  __device__ ec::Xyzz<G> add(const ec::Xyzz<G>& a, const ec::Xyzz<G>& b) const { return add_quad<G>(a, b, quad); }
+  __device__ ec::Xyzz<G> dbl(const ec::Xyzz<G>& a) const { return dbl_quad<G>(a, quad); }
+  __device__ bool stores(unsigned part) const { return quad.g == part; }
+};
+template <class G>
+using FirstLevelLanes = std::conditional_t<kCoopFirstLevel<G>, QuadLanes<G>, OneLane<G>>;
+template <class G>
+using PairLevelLanes = std::conditional_t<kCoopPairLevels<G>, QuadLanes<G>, OneLane<G>>;
+
 // Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
 // `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
 // Over Fq2 (G2) they are not built.
@@ -631,37 +656,40 @@ __global__ void __launch_bounds__(kThreads)
 //
 // The first level: the buckets (row r at z + r·z_stride, weights j + 1: one-based, M = 1,
 // no q), 2^log_l per thread, with running sums (two full additions a bucket).
-template <class G>
+template <class G, class Lanes>
 __global__ void __launch_bounds__(kThreads)
     reduce_level_kernel(const ec::Xyzz<G>* z, size_t z_stride, size_t rows, size_t k, unsigned log_l,
                         ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
+  const Lanes lanes = Lanes::mine();
   const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Lanes::kWidth;
   if (t >= rows * chunks) return;
   const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
   const P* zr = z + r * z_stride;
   P run = P::infinity(), w = P::infinity();
   for (size_t j = hi; j-- > lo;) {
-    run = add_full<G>(run, zr[j]);
-    w = add_full<G>(w, run);  // sum over i >= 1 of the suffix sums
+    run = lanes.add(run, zr[j]);
+    w = lanes.add(w, run);  // sum over i >= 1 of the suffix sums
   }
-  q_out[t] = w;
-  if (z_out != nullptr) z_out[t] = run;
+  if (lanes.stores(0)) q_out[t] = w;
+  if (lanes.stores(1) && z_out != nullptr) z_out[t] = run;
 }
 
 // The levels after the first: chunks of two items (zero-based), j = 2u and j + 1,
 //   q'_u = q_j + q_{j+1} + 2^shift_w·z_{j+1},  z'_u = 2^shift_z·(z_j + z_{j+1}),
 // each pair by two warps at once: warp 2v computes z' of pairs 32v .. 32v + 31, warp 2v + 1
-// their q'. These levels are latency-bound (few threads, one chain of full additions
-// each): split so, a thread's chain is two operations (and the doublings) instead of four.
-template <class G>
+// their q' (warps of 32 items: with quads, of four hardware warps). These levels are
+// latency-bound (few threads, one chain of full additions each): split so, a thread's chain is
+// two operations (and the doublings) instead of four.
+template <class G, class Lanes>
 __global__ void __launch_bounds__(kThreads)
     reduce_pairs_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
                         unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
+  const Lanes lanes = Lanes::mine();
   const size_t kout = (k + 1) / 2;
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Lanes::kWidth;
   const size_t warp = t / 32;
   const size_t u = (warp >> 1) * 32 + t % 32;
   if (u >= rows * kout) return;
@@ -672,71 +700,17 @@ __global__ void __launch_bounds__(kThreads)
   if (warp & 1) {
     P acc = qr[j];
     if (pair) {
-      acc = add_full<G>(acc, qr[j + 1]);
+      acc = lanes.add(acc, qr[j + 1]);
       P w = zr[j + 1];
-      for (unsigned i = 0; i < shift_w; ++i) w = dbl_full<G>(w);
-      acc = add_full<G>(acc, w);
+      for (unsigned i = 0; i < shift_w; ++i) w = lanes.dbl(w);
+      acc = lanes.add(acc, w);
     }
-    q_out[u] = acc;
+    if (lanes.stores(0)) q_out[u] = acc;
   } else if (z_out != nullptr) {
     P acc = zr[j];
-    if (pair) acc = add_full<G>(acc, zr[j + 1]);
-    for (unsigned i = 0; i < shift_z; ++i) acc = dbl_full<G>(acc);
-    z_out[u] = acc;
-  }
-}
-
-// reduce_level_kernel and reduce_pairs_kernel with CUZK_MSM_COOP_REDUCE: the same work, each
-// thread's part taken by a quad of lanes (thread index t / 4, additions by add_quad).
-template <class G>
-__global__ void __launch_bounds__(kThreads)
-    reduce_level_quad_kernel(const ec::Xyzz<G>* z, size_t z_stride, size_t rows, size_t k, unsigned log_l,
-                             ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
-  using P = ec::Xyzz<G>;
-  const Quad quad = Quad::mine();
-  const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
-  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 4;
-  if (t >= rows * chunks) return;
-  const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
-  const P* zr = z + r * z_stride;
-  P run = P::infinity(), w = P::infinity();
-  for (size_t j = hi; j-- > lo;) {
-    run = add_quad<G>(run, zr[j], quad);
-    w = add_quad<G>(w, run, quad);
-  }
-  if (quad.g == 0) q_out[t] = w;
-  if (quad.g == 1 && z_out != nullptr) z_out[t] = run;
-}
-
-template <class G>
-__global__ void __launch_bounds__(kThreads)
-    reduce_pairs_quad_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
-                             unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
-  using P = ec::Xyzz<G>;
-  const Quad quad = Quad::mine();
-  const size_t kout = (k + 1) / 2;
-  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 4;
-  const size_t warp = t / 32;
-  const size_t u = (warp >> 1) * 32 + t % 32;
-  if (u >= rows * kout) return;
-  const size_t r = u / kout, j = 2 * (u % kout);
-  const bool pair = j + 1 < k;
-  const P* zr = z + r * k;
-  const P* qr = q + r * k;
-  if (warp & 1) {
-    P acc = qr[j];
-    if (pair) {
-      acc = add_quad<G>(acc, qr[j + 1], quad);
-      P w = zr[j + 1];
-      for (unsigned i = 0; i < shift_w; ++i) w = dbl_quad<G>(w, quad);
-      acc = add_quad<G>(acc, w, quad);
-    }
-    if (quad.g == 0) q_out[u] = acc;
-  } else if (z_out != nullptr) {
-    P acc = zr[j];
-    if (pair) acc = add_quad<G>(acc, zr[j + 1], quad);
-    for (unsigned i = 0; i < shift_z; ++i) acc = dbl_quad<G>(acc, quad);
-    if (quad.g == 0) z_out[u] = acc;
+    if (pair) acc = lanes.add(acc, zr[j + 1]);
+    for (unsigned i = 0; i < shift_z; ++i) acc = lanes.dbl(acc);
+    if (lanes.stores(0)) z_out[u] = acc;
   }
 }
 
@@ -856,13 +830,9 @@ Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows
                           ec::Xyzz<G>* dest, cudaStream_t s) {
   const size_t chunks = p.first_chunks();
   const bool last = chunks == 1;
-  if constexpr (kCoopFirstLevel<G>) {
-    reduce_level_quad_kernel<G><<<blocks_for(4 * rows * chunks), kThreads, 0, s>>>(
-        buckets, p.nb + 1, rows, p.nb, p.log_l1, last ? nullptr : z, last ? dest : q);
-  } else {
-    reduce_level_kernel<G><<<blocks_for(rows * chunks), kThreads, 0, s>>>(buckets, p.nb + 1, rows, p.nb, p.log_l1,
-                                                                          last ? nullptr : z, last ? dest : q);
-  }
+  using Lanes = FirstLevelLanes<G>;
+  reduce_level_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * rows * chunks), kThreads, 0, s>>>(
+      buckets, p.nb + 1, rows, p.nb, p.log_l1, last ? nullptr : z, last ? dest : q);
   return check_launch("msm.reduce_level_kernel");
 }
 
@@ -883,13 +853,9 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    if constexpr (kCoopPairLevels<G>) {
-      reduce_pairs_quad_kernel<G><<<blocks_for(4 * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
-          zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
-    } else {
-      reduce_pairs_kernel<G><<<blocks_for(64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
-          zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
-    }
+    using Lanes = PairLevelLanes<G>;
+    reduce_pairs_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
+        zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
     CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_pairs_kernel"));
     cur ^= 1;
     k = kout;
