@@ -363,17 +363,26 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 }
 
 // The reduction's levels are latency-bound: each thread a chain of full additions, fourteen
-// products each, one after another. With CUZK_MSM_COOP_REDUCE (off; an A/B variant) a quad of
-// lanes takes each thread's part (cuda/msm/quad_ops.cuh: an addition in four steps of products):
-// bit 0 for the first level, bit 1 for the pair levels after it. G1 only: G2's products are
-// calls (kOutlinedProducts).
+// products each, one after another. A quad of lanes can take each thread's part
+// (cuda/msm/quad_ops.cuh: an addition in four steps of one product a lane): four times the
+// lanes and some shuffles for a chain a third as long. CUZK_MSM_COOP_REDUCE picks where: bit 0
+// the first level, bit 1 the pair levels after it, those of at most kQuadPairItems items. The
+// default, 2, is what a same-call A/B on an H100 measured (BLS12-381 G1, BENCHMARKS.md "The
+// reduction over quads of lanes"): the pair levels on quads took 2^22 points in 20-bit
+// precomputed windows from 22.46 to 22.28 ms (tail 0.61 -> 0.46 ms), 2^24 in 22-bit ones from
+// 80.26 to 80.18; the first level on quads lost 0.2-1.4 ms (it already fills the card), and so
+// did all pair levels on quads in plain Pippenger (2^22: +0.35 ms, 2^24: +1.0; 13-14 windows'
+// rows, ~2^17 items at the first pair level, where four lanes an item cost more work than they
+// save latency), hence the pair levels on quads only where a level is small.
+// BLS12-381 G1 only: BN254 G1 was not measured this way, and G2's products are calls.
 #ifndef CUZK_MSM_COOP_REDUCE
-#define CUZK_MSM_COOP_REDUCE 0
+#define CUZK_MSM_COOP_REDUCE 2
 #endif
 template <class G>
-constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && !kOutlinedProducts<G>;
+constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && kBls12381G1<G>;
 template <class G>
-constexpr bool kCoopPairLevels = (CUZK_MSM_COOP_REDUCE & 2) != 0 && !kOutlinedProducts<G>;
+constexpr bool kCoopPairLevels = (CUZK_MSM_COOP_REDUCE & 2) != 0 && kBls12381G1<G>;
+constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
 // Who computes one item of a reduction level: a thread alone (add_full, dbl_full), or a quad
 // of lanes (add_quad, dbl_quad: every lane gets the result, lane `part` of the quad stores
@@ -397,8 +406,6 @@ struct QuadLanes {
 };
 template <class G>
 using FirstLevelLanes = std::conditional_t<kCoopFirstLevel<G>, QuadLanes<G>, OneLane<G>>;
-template <class G>
-using PairLevelLanes = std::conditional_t<kCoopPairLevels<G>, QuadLanes<G>, OneLane<G>>;
 
 // Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
 // `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
@@ -853,9 +860,19 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    using Lanes = PairLevelLanes<G>;
-    reduce_pairs_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
-        zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    auto launch = [&]<class Lanes>(Lanes) {
+      reduce_pairs_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
+          zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
+    };
+    if constexpr (kCoopPairLevels<G>) {
+      if (rows * kout <= kQuadPairItems) {
+        launch(QuadLanes<G>{});
+      } else {
+        launch(OneLane<G>{});
+      }
+    } else {
+      launch(OneLane<G>{});
+    }
     CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_pairs_kernel"));
     cur ^= 1;
     k = kout;
