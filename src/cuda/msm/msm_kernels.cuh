@@ -366,17 +366,19 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // products each, one after another. A quad of lanes can take each thread's part
 // (cuda/msm/quad_ops.cuh: an addition in four steps of one product a lane): four times the
 // lanes and some shuffles for a chain a third as long. CUZK_MSM_COOP_REDUCE picks where: bit 0
-// the first level, bit 1 the pair levels after it, those of at most kQuadPairItems items. The
-// default, 2, is what a same-call A/B on an H100 measured (BLS12-381 G1, BENCHMARKS.md "The
-// reduction over quads of lanes"): the pair levels on quads took 2^22 points in 20-bit
+// the first level, bit 1 the pair levels after it, those of at most kQuadPairItems items. 2 is
+// what a same-call A/B on an H100 measured best (BLS12-381 G1, BENCHMARKS.md "The reduction
+// over quads of lanes"): the pair levels on quads took 2^22 points in 20-bit
 // precomputed windows from 22.46 to 22.28 ms (tail 0.61 -> 0.46 ms), 2^24 in 22-bit ones from
 // 80.26 to 80.18; the first level on quads lost 0.2-1.4 ms (it already fills the card), and so
 // did all pair levels on quads in plain Pippenger (2^22: +0.35 ms, 2^24: +1.0; 13-14 windows'
 // rows, ~2^17 items at the first pair level, where four lanes an item cost more work than they
-// save latency), hence the pair levels on quads only where a level is small.
-// BLS12-381 G1 only: BN254 G1 was not measured this way, and G2's products are calls.
+// save latency), hence the pair levels on quads only where a level is small. That form (small
+// levels on quads, large ones on single lanes) has not run on a GPU yet: the default stays 0
+// until a gpu-check of CUZK_MSM_COOP_REDUCE=2 passes. BLS12-381 G1 only: BN254 G1 was not
+// measured this way, and G2's products are calls.
 #ifndef CUZK_MSM_COOP_REDUCE
-#define CUZK_MSM_COOP_REDUCE 2
+#define CUZK_MSM_COOP_REDUCE 0
 #endif
 template <class G>
 constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && kBls12381G1<G>;
