@@ -365,15 +365,14 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // The reduction's levels are latency-bound: each thread a chain of full additions, fourteen
 // products each, one after another. A quad of lanes can take each thread's part
 // (cuda/msm/quad_ops.cuh: an addition in four steps of one product a lane): four times the
-// lanes and some shuffles for a chain a third as long. CUZK_MSM_COOP_REDUCE picks where: bit 0
-// the first level, bit 1 the pair levels after it, those of at most kQuadPairItems items. 2 is
-// what a same-call A/B on an H100 measured best (BLS12-381 G1, BENCHMARKS.md "The reduction
-// over quads of lanes"): the pair levels on quads took 2^22 points in 20-bit
-// precomputed windows from 22.46 to 22.28 ms (tail 0.61 -> 0.46 ms), 2^24 in 22-bit ones from
-// 80.26 to 80.18; the first level on quads lost 0.2-1.4 ms (it already fills the card), and so
-// did all pair levels on quads in plain Pippenger (2^22: +0.35 ms, 2^24: +1.0; 13-14 windows'
-// rows, ~2^17 items at the first pair level, where four lanes an item cost more work than they
-// save latency), hence the pair levels on quads only where a level is small. That form (small
+// lanes and some shuffles for a chain a third as long. With CUZK_MSM_COOP_REDUCE non-zero the
+// pair levels of at most kQuadPairItems items run so. A same-call A/B on an H100 (BLS12-381 G1,
+// BENCHMARKS.md "The reduction over quads of lanes"): the pair levels on quads took 2^22 points
+// in 20-bit precomputed windows from 22.46 to 22.28 ms (tail 0.61 -> 0.46 ms), 2^24 in 22-bit
+// ones from 80.26 to 80.18; the first level on quads lost 0.2-1.4 ms (it already fills the
+// card; not kept), and so did all pair levels on quads in plain Pippenger (2^22: +0.35 ms, 2^24:
+// +1.0; 13-14 windows' rows, ~2^17 items at the first pair level, where four lanes an item cost
+// more work than they save latency), hence quads only where a level is small. That form (small
 // levels on quads, large ones on single lanes) has not run on a GPU yet: the default stays 0
 // until a gpu-check of CUZK_MSM_COOP_REDUCE=2 passes. BLS12-381 G1 only: BN254 G1 was not
 // measured this way, and G2's products are calls.
@@ -381,12 +380,10 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 #define CUZK_MSM_COOP_REDUCE 0
 #endif
 template <class G>
-constexpr bool kCoopFirstLevel = (CUZK_MSM_COOP_REDUCE & 1) != 0 && kBls12381G1<G>;
-template <class G>
-constexpr bool kCoopPairLevels = (CUZK_MSM_COOP_REDUCE & 2) != 0 && kBls12381G1<G>;
+constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 && kBls12381G1<G>;
 constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
-// Who computes one item of a reduction level: a thread alone (add_full, dbl_full), or a quad
+// Who computes one item of a pair level: a thread alone (add_full, dbl_full), or a quad
 // of lanes (add_quad, dbl_quad: every lane gets the result, lane `part` of the quad stores
 // result number `part`).
 template <class G>
@@ -406,8 +403,6 @@ struct QuadLanes {
   __device__ ec::Xyzz<G> dbl(const ec::Xyzz<G>& a) const { return dbl_quad<G>(a, quad); }
   __device__ bool stores(unsigned part) const { return quad.g == part; }
 };
-template <class G>
-using FirstLevelLanes = std::conditional_t<kCoopFirstLevel<G>, QuadLanes<G>, OneLane<G>>;
 
 // Batched-affine rounds before level 1 (cuda/msm/msm_affine.hpp) for a window group of
 // `entries` entries over `distinct` keys, of an MSM of m points: 0 for the XYZZ level 1.
@@ -665,24 +660,23 @@ __global__ void __launch_bounds__(kThreads)
 //
 // The first level: the buckets (row r at z + r·z_stride, weights j + 1: one-based, M = 1,
 // no q), 2^log_l per thread, with running sums (two full additions a bucket).
-template <class G, class Lanes>
+template <class G>
 __global__ void __launch_bounds__(kThreads)
     reduce_level_kernel(const ec::Xyzz<G>* z, size_t z_stride, size_t rows, size_t k, unsigned log_l,
                         ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
-  const Lanes lanes = Lanes::mine();
   const size_t chunks = (k + (size_t(1) << log_l) - 1) >> log_l;
-  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Lanes::kWidth;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= rows * chunks) return;
   const size_t r = t / chunks, lo = (t % chunks) << log_l, hi = min(k, lo + (size_t(1) << log_l));
   const P* zr = z + r * z_stride;
   P run = P::infinity(), w = P::infinity();
   for (size_t j = hi; j-- > lo;) {
-    run = lanes.add(run, zr[j]);
-    w = lanes.add(w, run);  // sum over i >= 1 of the suffix sums
+    run = add_full<G>(run, zr[j]);
+    w = add_full<G>(w, run);  // sum over i >= 1 of the suffix sums
   }
-  if (lanes.stores(0)) q_out[t] = w;
-  if (lanes.stores(1) && z_out != nullptr) z_out[t] = run;
+  q_out[t] = w;
+  if (z_out != nullptr) z_out[t] = run;
 }
 
 // The levels after the first: chunks of two items (zero-based), j = 2u and j + 1,
@@ -839,9 +833,8 @@ Status reduce_first_level(const Plan& p, const ec::Xyzz<G>* buckets, size_t rows
                           ec::Xyzz<G>* dest, cudaStream_t s) {
   const size_t chunks = p.first_chunks();
   const bool last = chunks == 1;
-  using Lanes = FirstLevelLanes<G>;
-  reduce_level_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * rows * chunks), kThreads, 0, s>>>(
-      buckets, p.nb + 1, rows, p.nb, p.log_l1, last ? nullptr : z, last ? dest : q);
+  reduce_level_kernel<G><<<blocks_for(rows * chunks), kThreads, 0, s>>>(buckets, p.nb + 1, rows, p.nb, p.log_l1,
+                                                                        last ? nullptr : z, last ? dest : q);
   return check_launch("msm.reduce_level_kernel");
 }
 
