@@ -365,19 +365,18 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // The reduction's levels are latency-bound: each thread a chain of full additions, fourteen
 // products each, one after another. A quad of lanes can take each thread's part
 // (cuda/msm/quad_ops.cuh: an addition in four steps of one product a lane): four times the
-// lanes and some shuffles for a chain a third as long. With CUZK_MSM_COOP_REDUCE non-zero the
-// pair levels of at most kQuadPairItems items run so. A same-call A/B on an H100 (BLS12-381 G1,
-// BENCHMARKS.md "The reduction over quads of lanes"): the pair levels on quads took 2^22 points
-// in 20-bit precomputed windows from 22.46 to 22.28 ms (tail 0.61 -> 0.46 ms), 2^24 in 22-bit
-// ones from 80.26 to 80.18; the first level on quads lost 0.2-1.4 ms (it already fills the
-// card; not kept), and so did all pair levels on quads in plain Pippenger (2^22: +0.35 ms, 2^24:
-// +1.0; 13-14 windows' rows, ~2^17 items at the first pair level, where four lanes an item cost
-// more work than they save latency), hence quads only where a level is small. That form (small
-// levels on quads, large ones on single lanes) has not run on a GPU yet: the default stays 0
-// until a gpu-check of CUZK_MSM_COOP_REDUCE=2 passes. BLS12-381 G1 only: BN254 G1 was not
-// measured this way, and G2's products are calls.
+// lanes and some shuffles for a chain a third as long. With CUZK_MSM_COOP_REDUCE non-zero (the
+// default; 0 turns it off) the pair levels of at most kQuadPairItems items run so. On an H200
+// (BENCHMARKS.md "The pair levels' quads on by default"), same call against one lane an item:
+// BLS12-381 G1 2^22 points in 20-bit precomputed windows 22.19-22.20 -> 22.07-22.09 ms (tail
+// 0.60 -> 0.45 ms), 2^24 in 22-bit ones 79.63-79.69 -> 79.45-79.50, plain Pippenger 2^22 / 2^24
+// no slower (tail 1.38 -> 1.26 / 2.12 -> 1.98 ms). Large levels keep one lane an item: on an
+// H100 all pair levels on quads cost plain Pippenger +0.35 ms at 2^22 and +1.0 at 2^24 (~2^17
+// items at the first pair level, where four lanes an item cost more work than they save
+// latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). BLS12-381
+// G1 only: G2's products are calls, and BN254 G1 was not gpu-checked this way.
 #ifndef CUZK_MSM_COOP_REDUCE
-#define CUZK_MSM_COOP_REDUCE 0
+#define CUZK_MSM_COOP_REDUCE 2
 #endif
 template <class G>
 constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 && kBls12381G1<G>;
