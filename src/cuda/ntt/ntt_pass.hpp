@@ -27,6 +27,16 @@
 #if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
 #define CUZK_NTT_FP_STEPS 1
 #endif
+// The butterflies' twiddle products by one level of Karatsuba (ff/fp_cuda_karatsuba.hpp: three
+// half-size products for a·b, then the wide reduction without its final subtraction) on the
+// device; 0: the interleaved product (ff/fp_cuda.hpp's mont_mul_lazy).
+#ifndef CUZK_NTT_KARATSUBA
+#define CUZK_NTT_KARATSUBA 1
+#endif
+#if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
+#include "ff/fp.hpp"
+#include "ff/fp_cuda_karatsuba.hpp"
+#endif
 
 namespace cuzk::cuda::ntt_detail {
 
@@ -207,11 +217,23 @@ constexpr bool kLazyNarrow = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333
 // reach 4p (narrow), w where v stays below 2p (wide).
 template <class F>
 CUZK_INLINE typename F::Int twiddle_product(const typename F::Int& v, const F& w) {
+#if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
+  // W = v·w < 4p·p (narrow) or 2p·p (wide), so W 2^(-64N) < p and the lazy reduction's
+  // result, below W 2^(-64N) + p, is below 2p.
+  using P = typename F::Params;
+  constexpr size_t n = ff::cuda_fp::Modulus<P>::n;
+  uint32_t a[n], b[n], W[2 * n];
+  ff::cuda_fp::to_words(v, a);
+  ff::cuda_fp::to_words(w.mont(), b);
+  ff::cuda_fp::mul_wide_karatsuba<n>(a, b, W);
+  return ff::cuda_fp::redc_wide<P, true>(W);
+#else
   if constexpr (kLazyNarrow<F>) {
     return ff::cuda_fp::mont_mul_lazy<typename F::Params>(v, w.mont());
   } else {
     return ff::cuda_fp::mont_mul_lazy<typename F::Params>(w.mont(), v);
   }
+#endif
 }
 // A DIF butterfly's x0 - x1 on its way into the product: unreduced, x0 - x1 + 2p < 4p
 // (narrow), or one conditional step of 2p (wide).
