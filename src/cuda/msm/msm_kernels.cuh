@@ -373,14 +373,13 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // no slower (tail 1.38 -> 1.26 / 2.12 -> 1.98 ms). Large levels keep one lane an item: on an
 // H100 all pair levels on quads cost plain Pippenger +0.35 ms at 2^22 and +1.0 at 2^24 (~2^17
 // items at the first pair level, where four lanes an item cost more work than they save
-// latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). BN254 G1
-// (same call): tail 0.29 -> 0.23 ms at 2^24 in 20-bit precomputed windows, 0.51 -> 0.43 in 22-bit
-// ones, 0.93 -> 0.87 plain. G1 only: G2's products are calls.
+// latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). BLS12-381
+// G1 only: G2's products are calls, and BN254 G1 was not gpu-checked this way.
 #ifndef CUZK_MSM_COOP_REDUCE
 #define CUZK_MSM_COOP_REDUCE 2
 #endif
 template <class G>
-constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 && !kOutlinedProducts<G>;
+constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 && kBls12381G1<G>;
 constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
 // Who computes one item of a pair level: a thread alone (add_full, dbl_full), or a quad
