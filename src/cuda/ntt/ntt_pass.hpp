@@ -27,11 +27,15 @@
 #if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
 #define CUZK_NTT_FP_STEPS 1
 #endif
-// The butterflies' twiddle products by one level of Karatsuba (ff/fp_cuda_karatsuba.hpp: three
-// half-size products for a·b, then the wide reduction without its final subtraction) on the
-// device; 0: the interleaved product (ff/fp_cuda.hpp's mont_mul_lazy).
+// CUZK_NTT_KARATSUBA=1: the butterflies' twiddle products by one level of Karatsuba
+// (ff/fp_cuda_karatsuba.hpp: three half-size products for a·b, 12.5% fewer multiply-adds with
+// the reduction, then the wide reduction without its final subtraction) on the device. A chain
+// of such products ran 3% faster on the H200, but at the passes' 80-register cap they spill
+// 8-32 bytes a thread (ptxas), so only a timing can tell: built, not yet run on a GPU (the
+// device budget ran out; BENCHMARKS.md "The pair levels' quads on by default"). Off until a
+// same-call A/B and a gpu-check of it: the default is the interleaved product (mont_mul_lazy).
 #ifndef CUZK_NTT_KARATSUBA
-#define CUZK_NTT_KARATSUBA 1
+#define CUZK_NTT_KARATSUBA 0
 #endif
 #if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
 #include "ff/fp.hpp"
