@@ -1,5 +1,5 @@
 // A one-level Karatsuba Montgomery product for the device, beside ff/fp_cuda.hpp's
-// interleaved one: measured, not taken. Device code only; include after ff/fp.hpp.
+// interleaved one. Device code only; include after ff/fp.hpp.
 //
 // The 32-bit multiply-add pipe bounds every field product on the GPU. The interleaved
 // product of n words issues 2n^2 multiply-adds for a·b and 2n^2 for the reduction;
@@ -7,7 +7,8 @@
 // of a few dozen additions. On the H200 (cuda_arith_bench, BENCHMARKS.md "Karatsuba and
 // the shared reduction") a chain of products ran 3-7% faster, but the XYZZ mixed addition
 // built on it ran 6-14% slower (more registers live: 186 against 153 for BLS12-381 G1), so
-// Fp keeps the interleaved product and this stays for the benchmark that shows the trade.
+// Fp keeps the interleaved product. The benchmark shows the trade; the NTT's twiddle products
+// can take it (cuda/ntt/ntt_pass.hpp, CUZK_NTT_KARATSUBA, off until timed).
 #pragma once
 
 #include <cstddef>
