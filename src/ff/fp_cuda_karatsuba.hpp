@@ -79,15 +79,16 @@ __device__ __forceinline__ void mul_wide_karatsuba(const uint32_t* a, const uint
   W[2 * n - 1] = addc(H[n - 1], 0);
 }
 
-// x * y * 2^(-64N) mod p, fully reduced: the wide product (Karatsuba), then REDC.
-template <class P>
+// x * y * 2^(-64N) mod p, fully reduced: the wide product (Karatsuba), then REDC. kLazy:
+// without REDC's final subtraction, below x y 2^(-64N) + p (redc_wide).
+template <class P, bool kLazy = false>
 __device__ __forceinline__ BigInt<P::N> mont_mul_karatsuba(const BigInt<P::N>& x, const BigInt<P::N>& y) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n], W[2 * n];
   to_words(x, a);
   to_words(y, b);
   mul_wide_karatsuba<n>(a, b, W);
-  return redc_wide<P>(W);
+  return redc_wide<P, kLazy>(W);
 }
 
 }  // namespace cuzk::ff::cuda_fp

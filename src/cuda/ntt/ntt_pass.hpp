@@ -224,13 +224,7 @@ CUZK_INLINE typename F::Int twiddle_product(const typename F::Int& v, const F& w
 #if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
   // W = v·w < 4p·p (narrow) or 2p·p (wide), so W 2^(-64N) < p and the lazy reduction's
   // result, below W 2^(-64N) + p, is below 2p.
-  using P = typename F::Params;
-  constexpr size_t n = ff::cuda_fp::Modulus<P>::n;
-  uint32_t a[n], b[n], W[2 * n];
-  ff::cuda_fp::to_words(v, a);
-  ff::cuda_fp::to_words(w.mont(), b);
-  ff::cuda_fp::mul_wide_karatsuba<n>(a, b, W);
-  return ff::cuda_fp::redc_wide<P, true>(W);
+  return ff::cuda_fp::mont_mul_karatsuba<typename F::Params, true>(v, w.mont());
 #else
   if constexpr (kLazyNarrow<F>) {
     return ff::cuda_fp::mont_mul_lazy<typename F::Params>(v, w.mont());
