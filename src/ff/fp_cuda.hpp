@@ -412,6 +412,22 @@ CUZK_FP_CUDA_FN void mul_wide(const uint32_t* a, const uint32_t* b, uint32_t* W)
   W[2 * n - 1] = addc(EV[2 * n - 1], 0);
 }
 
+// W -= T over 2n words, plus p·2^(64N) when that borrowed (mont_mul_sub's difference of two
+// products, each below p·2^(64N)).
+template <class P>
+CUZK_FP_CUDA_FN void sub_wide_mod(uint32_t* W, const uint32_t* T) {
+  constexpr size_t n = Modulus<P>::n;
+  constexpr BigInt<P::N> p = P::MODULUS;
+  W[0] = sub_cc(W[0], T[0]);
+#pragma unroll
+  for (size_t q = 1; q < 2 * n; ++q) W[q] = subc_cc(W[q], T[q]);
+  const uint32_t mask = subc(0, 0);
+  W[n] = add_cc(W[n], word(p, 0) & mask);
+#pragma unroll
+  for (size_t j = 1; j + 1 < n; ++j) W[n + j] = addc_cc(W[n + j], word(p, j) & mask);
+  W[2 * n - 1] = addc(W[2 * n - 1], word(p, n - 1) & mask);
+}
+
 // (x y - u v) * 2^(-64N) mod p, fully reduced, with one reduction instead of two:
 // W = x y - u v, plus p·2^(64N) when that is negative, lies in [0, p·2^(64N)) (both
 // products are below p^2). XYZZ's Y3 = R·(Q - X3) - Y1·PPP takes it: on the H200 the
@@ -423,7 +439,6 @@ template <class P, bool kLazy = false>
 CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y, const BigInt<P::N>& u,
                                           const BigInt<P::N>& v) {
   constexpr size_t n = Modulus<P>::n;
-  constexpr BigInt<P::N> p = P::MODULUS;
   uint32_t a[n], b[n], W[2 * n], T[2 * n];
   to_words(x, a);
   to_words(y, b);
@@ -431,14 +446,7 @@ CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P:
   to_words(u, a);
   to_words(v, b);
   mul_wide<n>(a, b, T);
-  W[0] = sub_cc(W[0], T[0]);
-#pragma unroll
-  for (size_t q = 1; q < 2 * n; ++q) W[q] = subc_cc(W[q], T[q]);
-  const uint32_t mask = subc(0, 0);
-  W[n] = add_cc(W[n], word(p, 0) & mask);
-#pragma unroll
-  for (size_t j = 1; j + 1 < n; ++j) W[n + j] = addc_cc(W[n + j], word(p, j) & mask);
-  W[2 * n - 1] = addc(W[2 * n - 1], word(p, n - 1) & mask);
+  sub_wide_mod<P>(W, T);
   return redc_wide<P, kLazy>(W);
 }
 
