@@ -375,12 +375,13 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // items at the first pair level, where four lanes an item cost more work than they save
 // latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). BLS12-381
 // G1 only: G2's products are calls, and BN254 G1 on quads (tail 0.05-0.08 ms shorter in the same
-// call, the MSMs 0.0-0.17 ms faster) has not been gpu-checked.
+// call, the MSMs 0.0-0.17 ms faster) has not been gpu-checked: CUZK_MSM_COOP_REDUCE=3 builds it.
 #ifndef CUZK_MSM_COOP_REDUCE
 #define CUZK_MSM_COOP_REDUCE 2
 #endif
 template <class G>
-constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 && kBls12381G1<G>;
+constexpr bool kCoopPairLevels =
+    CUZK_MSM_COOP_REDUCE != 0 && (kBls12381G1<G> || (CUZK_MSM_COOP_REDUCE == 3 && !kOutlinedProducts<G>));
 constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
 // CUZK_MSM_FUSED_TAIL=1: the pair levels from the first that fits one block of kTailThreads
