@@ -380,8 +380,8 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 #define CUZK_MSM_COOP_REDUCE 2
 #endif
 template <class G>
-constexpr bool kCoopPairLevels =
-    CUZK_MSM_COOP_REDUCE != 0 && (kBls12381G1<G> || (CUZK_MSM_COOP_REDUCE == 3 && !kOutlinedProducts<G>));
+constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 &&
+                                 (kBls12381G1<G> || (CUZK_MSM_COOP_REDUCE == 3 && !kOutlinedProducts<G>));
 constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
 // CUZK_MSM_FUSED_TAIL=1: the pair levels from the first that fits one block of kTailThreads
@@ -697,9 +697,9 @@ __global__ void __launch_bounds__(kThreads)
 // One unit's part of a pair level: the thread numbered thread() in the launch (with quads, four
 // threads a unit).
 template <class G, class Lanes, class Thread>
-__device__ __forceinline__ void reduce_pair_unit(Thread thread, const ec::Xyzz<G>* z, const ec::Xyzz<G>* q,
-                                                 size_t rows, size_t k, unsigned shift_w, unsigned shift_z,
-                                                 ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
+__device__ __forceinline__ void reduce_pair_unit(Thread thread, const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows,
+                                                 size_t k, unsigned shift_w, unsigned shift_z, ec::Xyzz<G>* z_out,
+                                                 ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
   const Lanes lanes = Lanes::mine();
   const size_t kout = (k + 1) / 2;
@@ -746,8 +746,8 @@ __global__ void __launch_bounds__(kThreads)
 constexpr unsigned kTailThreads = 256;
 template <class G, class Lanes>
 __global__ void __launch_bounds__(kTailThreads)
-    reduce_pairs_block_kernel(ec::Xyzz<G>* z0, ec::Xyzz<G>* z1, ec::Xyzz<G>* q0, ec::Xyzz<G>* q1, size_t rows,
-                              size_t k, unsigned shift_w, unsigned shift_z, ec::Xyzz<G>* dest) {
+    reduce_pairs_block_kernel(ec::Xyzz<G>* z0, ec::Xyzz<G>* z1, ec::Xyzz<G>* q0, ec::Xyzz<G>* q1, size_t rows, size_t k,
+                              unsigned shift_w, unsigned shift_z, ec::Xyzz<G>* dest) {
   using P = ec::Xyzz<G>;
   P* zs[2] = {z0, z1};
   P* qs[2] = {q0, q1};
@@ -755,8 +755,8 @@ __global__ void __launch_bounds__(kTailThreads)
   while (k > 1) {
     const size_t kout = (k + 1) / 2;
     const bool last = kout == 1;
-    reduce_pair_unit<G, Lanes>([] { return size_t(threadIdx.x); }, zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1],
-                               last ? dest : qs[cur ^ 1]);
+    reduce_pair_unit<G, Lanes>([] { return size_t(threadIdx.x); }, zs[cur], qs[cur], rows, k, shift_w, shift_z,
+                               last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
     __syncthreads();  // the level's outputs, in global memory, visible to the whole block
     cur ^= 1;
     k = kout;
@@ -907,8 +907,8 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     auto launch = [&]<class Lanes>(Lanes) {
       if constexpr (kFusedTail) {
         if (Lanes::kWidth * pair_level_units(rows * kout) <= kTailThreads) {
-          reduce_pairs_block_kernel<G, Lanes><<<1, kTailThreads, 0, s>>>(zs[cur], zs[cur ^ 1], qs[cur], qs[cur ^ 1],
-                                                                        rows, k, shift_w, shift_z, dest);
+          reduce_pairs_block_kernel<G, Lanes>
+              <<<1, kTailThreads, 0, s>>>(zs[cur], zs[cur ^ 1], qs[cur], qs[cur ^ 1], rows, k, shift_w, shift_z, dest);
           finished = true;
           return;
         }
