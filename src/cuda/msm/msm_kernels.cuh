@@ -384,14 +384,6 @@ constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 &&
                                  (kBls12381G1<G> || (CUZK_MSM_COOP_REDUCE == 3 && !kOutlinedProducts<G>));
 constexpr size_t kQuadPairItems = size_t(1) << 14;  // 2^22 pre 20's first pair level: 2^14 items
 
-// CUZK_MSM_FUSED_TAIL=1: the pair levels from the first that fits one block of kTailThreads
-// (32 items on quads, 128 on one lane each) to the end run in one launch
-// (reduce_pairs_block_kernel) instead of one each. Off (0) until a same-call A/B on the H200.
-#ifndef CUZK_MSM_FUSED_TAIL
-#define CUZK_MSM_FUSED_TAIL 0
-#endif
-constexpr bool kFusedTail = CUZK_MSM_FUSED_TAIL != 0;
-
 // Who computes one item of a pair level: a thread alone (add_full, dbl_full), or a quad
 // of lanes (add_quad, dbl_quad: every lane gets the result, lane `part` of the quad stores
 // result number `part`).
@@ -694,16 +686,14 @@ __global__ void __launch_bounds__(kThreads)
 // their q' (warps of 32 items: with quads, of four hardware warps). These levels are
 // latency-bound (few threads, one chain of full additions each): split so, a thread's chain is
 // two operations (and the doublings) instead of four.
-// One unit's part of a pair level: the thread numbered thread() in the launch (with quads, four
-// threads a unit).
-template <class G, class Lanes, class Thread>
-__device__ __forceinline__ void reduce_pair_unit(Thread thread, const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows,
-                                                 size_t k, unsigned shift_w, unsigned shift_z, ec::Xyzz<G>* z_out,
-                                                 ec::Xyzz<G>* q_out) {
+template <class G, class Lanes>
+__global__ void __launch_bounds__(kThreads)
+    reduce_pairs_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
+                        unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
   using P = ec::Xyzz<G>;
   const Lanes lanes = Lanes::mine();
   const size_t kout = (k + 1) / 2;
-  const size_t t = thread() / Lanes::kWidth;
+  const size_t t = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Lanes::kWidth;
   const size_t warp = t / 32;
   const size_t u = (warp >> 1) * 32 + t % 32;
   if (u >= rows * kout) return;
@@ -725,43 +715,6 @@ __device__ __forceinline__ void reduce_pair_unit(Thread thread, const ec::Xyzz<G
     if (pair) acc = lanes.add(acc, zr[j + 1]);
     for (unsigned i = 0; i < shift_z; ++i) acc = lanes.dbl(acc);
     if (lanes.stores(0)) z_out[u] = acc;
-  }
-}
-// Units (threads, or quads of lanes) a pair level of `items` outputs (rows · kout) takes.
-inline size_t pair_level_units(size_t items) { return 64 * ceil_div(items, 32); }
-
-template <class G, class Lanes>
-__global__ void __launch_bounds__(kThreads)
-    reduce_pairs_kernel(const ec::Xyzz<G>* z, const ec::Xyzz<G>* q, size_t rows, size_t k, unsigned shift_w,
-                        unsigned shift_z, ec::Xyzz<G>* z_out, ec::Xyzz<G>* q_out) {
-  reduce_pair_unit<G, Lanes>([] { return size_t(blockIdx.x) * blockDim.x + threadIdx.x; }, z, q, rows, k, shift_w,
-                             shift_z, z_out, q_out);
-}
-
-// The last pair levels, from `k` items a row down to one, in one block of kTailThreads: one
-// launch instead of one a level (each level's latency is a few additions; a launch between
-// them cost about as much again). z/q ping-pong between the two buffers of each kind as
-// reduce_tail's launches do; the row's answer goes to dest. Every level must fit one pass of
-// the block (reduce_tail checks the first, the largest).
-constexpr unsigned kTailThreads = 256;
-template <class G, class Lanes>
-__global__ void __launch_bounds__(kTailThreads)
-    reduce_pairs_block_kernel(ec::Xyzz<G>* z0, ec::Xyzz<G>* z1, ec::Xyzz<G>* q0, ec::Xyzz<G>* q1, size_t rows, size_t k,
-                              unsigned shift_w, unsigned shift_z, ec::Xyzz<G>* dest) {
-  using P = ec::Xyzz<G>;
-  P* zs[2] = {z0, z1};
-  P* qs[2] = {q0, q1};
-  int cur = 0;
-  while (k > 1) {
-    const size_t kout = (k + 1) / 2;
-    const bool last = kout == 1;
-    reduce_pair_unit<G, Lanes>([] { return size_t(threadIdx.x); }, zs[cur], qs[cur], rows, k, shift_w, shift_z,
-                               last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
-    __syncthreads();  // the level's outputs, in global memory, visible to the whole block
-    cur ^= 1;
-    k = kout;
-    shift_w = 0;
-    shift_z = 1;
   }
 }
 
@@ -903,17 +856,8 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
     // After the first level M = 2^log_l1; the second level brings it back to 1, and every
     // later level keeps it there by doubling its plain sums.
     const unsigned shift_w = first ? p.log_l1 : 0, shift_z = first ? p.log_l1 + 1 : 1;
-    bool finished = false;  // the block kernel took this level and every one after it
     auto launch = [&]<class Lanes>(Lanes) {
-      if constexpr (kFusedTail) {
-        if (Lanes::kWidth * pair_level_units(rows * kout) <= kTailThreads) {
-          reduce_pairs_block_kernel<G, Lanes>
-              <<<1, kTailThreads, 0, s>>>(zs[cur], zs[cur ^ 1], qs[cur], qs[cur ^ 1], rows, k, shift_w, shift_z, dest);
-          finished = true;
-          return;
-        }
-      }
-      reduce_pairs_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * pair_level_units(rows * kout)), kThreads, 0, s>>>(
+      reduce_pairs_kernel<G, Lanes><<<blocks_for(Lanes::kWidth * 64 * ceil_div(rows * kout, 32)), kThreads, 0, s>>>(
           zs[cur], qs[cur], rows, k, shift_w, shift_z, last ? nullptr : zs[cur ^ 1], last ? dest : qs[cur ^ 1]);
     };
     if constexpr (kCoopPairLevels<G>) {
@@ -926,7 +870,6 @@ Status reduce_tail(const Plan& p, size_t rows, GroupScratch<G>& gs, ec::Xyzz<G>*
       launch(OneLane<G>{});
     }
     CUZK_RETURN_IF_ERROR(check_launch("msm.reduce_pairs_kernel"));
-    if (finished) break;
     cur ^= 1;
     k = kout;
     first = false;
