@@ -7,8 +7,11 @@
 // of a few dozen additions. On the H200 (cuda_arith_bench, BENCHMARKS.md "Karatsuba and
 // the shared reduction") a chain of products ran 3-7% faster, but the XYZZ mixed addition
 // built on it ran 6-14% slower (more registers live: 186 against 153 for BLS12-381 G1), so
-// Fp keeps the interleaved product. The benchmark shows the trade; the NTT's twiddle products
-// can take it (cuda/ntt/ntt_pass.hpp, CUZK_NTT_KARATSUBA, off until timed).
+// Fp keeps the interleaved product. The benchmark shows the trade. The NTT's twiddle products
+// took it once and ran 8% slower at 2^27 (H100, 35.16-35.20 -> 38.01 ms for BLS12-381's forward
+// transform: spills at the passes' 80-register cap; BENCHMARKS.md "Three variants on an H100").
+// BLS12-381 G1's out-of-line level-1 products can take it (cuda/msm/outlined_products.cuh,
+// CUZK_MSM_KARATSUBA).
 #pragma once
 
 #include <cstddef>

@@ -27,20 +27,6 @@
 #if defined(__CUDA_ARCH__) || defined(CUZK_FP_CUDA_HOST_MODEL)
 #define CUZK_NTT_FP_STEPS 1
 #endif
-// CUZK_NTT_KARATSUBA=1: the butterflies' twiddle products by one level of Karatsuba
-// (ff/fp_cuda_karatsuba.hpp: three half-size products for a·b, 12.5% fewer multiply-adds with
-// the reduction, then the wide reduction without its final subtraction) on the device. A chain
-// of such products ran 3% faster on the H200, but at the passes' 80-register cap they spill
-// 8-32 bytes a thread (ptxas), so only a timing can tell: built, not yet run on a GPU (the
-// device budget ran out; BENCHMARKS.md "The pair levels' quads on by default"). Off until a
-// same-call A/B and a gpu-check of it: the default is the interleaved product (mont_mul_lazy).
-#ifndef CUZK_NTT_KARATSUBA
-#define CUZK_NTT_KARATSUBA 0
-#endif
-#if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
-#include "ff/fp.hpp"
-#include "ff/fp_cuda_karatsuba.hpp"
-#endif
 
 namespace cuzk::cuda::ntt_detail {
 
@@ -221,17 +207,11 @@ constexpr bool kLazyNarrow = F::Params::MODULUS.limb[F::N - 1] < 0x3333333333333
 // reach 4p (narrow), w where v stays below 2p (wide).
 template <class F>
 CUZK_INLINE typename F::Int twiddle_product(const typename F::Int& v, const F& w) {
-#if defined(__CUDA_ARCH__) && CUZK_NTT_KARATSUBA
-  // W = v·w < 4p·p (narrow) or 2p·p (wide), so W 2^(-64N) < p and the lazy reduction's
-  // result, below W 2^(-64N) + p, is below 2p.
-  return ff::cuda_fp::mont_mul_karatsuba<typename F::Params, true>(v, w.mont());
-#else
   if constexpr (kLazyNarrow<F>) {
     return ff::cuda_fp::mont_mul_lazy<typename F::Params>(v, w.mont());
   } else {
     return ff::cuda_fp::mont_mul_lazy<typename F::Params>(w.mont(), v);
   }
-#endif
 }
 // A DIF butterfly's x0 - x1 on its way into the product: unreduced, x0 - x1 + 2p < 4p
 // (narrow), or one conditional step of 2p (wide).
