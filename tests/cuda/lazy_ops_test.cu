@@ -234,10 +234,10 @@ TEST_F(LazyFp2Ops, StepsAreCongruentAndBelow2p) {
 
 enum class FpStep { kMul, kSqr, kMulSub, kAdd, kSub, kCanonical, kIsZero };
 
-template <FpStep S>
+template <FpStep S, bool kKaratsuba = false>
 __global__ void fp_step_kernel(const bls12_381::Fq* x, const bls12_381::Fq* y, bls12_381::Fq* out, size_t n) {
 #if defined(__CUDA_ARCH__)
-  using L = msm_detail::LazyFp<bls12_381::Fq>;
+  using L = msm_detail::LazyFp<bls12_381::Fq, kKaratsuba>;
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   if constexpr (S == FpStep::kMul) out[i] = L::mul(x[i], y[i]);
@@ -250,12 +250,13 @@ __global__ void fp_step_kernel(const bls12_381::Fq* x, const bls12_381::Fq* y, b
 #endif
 }
 
-template <FpStep S>
+template <FpStep S, bool kKaratsuba = false>
 std::vector<bls12_381::Fq> run_fp_step(const std::vector<bls12_381::Fq>& x, const std::vector<bls12_381::Fq>& y) {
-  return run_kernel<bls12_381::Fq>(fp_step_kernel<S>, x, y);
+  return run_kernel<bls12_381::Fq>(fp_step_kernel<S, kKaratsuba>, x, y);
 }
 
-// BLS12-381 G1's lazy level 1 (LazyFp over Fq) the same way, Y3's a·b - c·d included.
+// BLS12-381 G1's lazy level 1 (LazyFp over Fq) the same way, Y3's a·b - c·d included, and its
+// Karatsuba products (LazyFp's kKaratsuba: CUZK_MSM_KARATSUBA's precomputed level 1).
 TEST_F(LazyFp2Ops, FqStepsAreCongruentAndBelow2p) {
   using Fq = bls12_381::Fq;
   using L = Lazy<Fq>;
@@ -277,9 +278,13 @@ TEST_F(LazyFp2Ops, FqStepsAreCongruentAndBelow2p) {
   const auto sub = run_fp_step<FpStep::kSub>(x, y);
   const auto can = run_fp_step<FpStep::kCanonical>(x, y);
   const auto zero = run_fp_step<FpStep::kIsZero>(x, y);
+  const auto mul_k = run_fp_step<FpStep::kMul, true>(x, y);
+  const auto mul_sub_k = run_fp_step<FpStep::kMulSub, true>(x, y);
   for (size_t i = 0; i < kN; ++i) {
     const Fq a = exact(x[i]), b = exact(y[i]), c = exact(y[kN - 1 - i]), d = exact(x[kN - 1 - i]);
     ASSERT_TRUE(lazy_ok(mul[i], a * b)) << "mul at " << i;
+    ASSERT_TRUE(lazy_ok(mul_k[i], a * b)) << "Karatsuba mul at " << i;
+    ASSERT_TRUE(lazy_ok(mul_sub_k[i], a * b - c * d)) << "Karatsuba mul_sub at " << i;
     ASSERT_TRUE(lazy_ok(sqr[i], a.square())) << "sqr at " << i;
     ASSERT_TRUE(lazy_ok(mul_sub[i], a * b - c * d)) << "mul_sub at " << i;
     ASSERT_TRUE(lazy_ok(add[i], a + b)) << "add at " << i;

@@ -324,8 +324,9 @@ template <class G>
 constexpr bool kLazyLevel1 = lazy_level1<G>();
 
 #if defined(__CUDA_ARCH__)
-template <class G>
-using Level1Lazy = std::conditional_t<kOutlinedProducts<G>, LazyFp2<typename G::Base>, LazyFp<typename G::Base>>;
+template <class G, bool kKaratsuba = false>
+using Level1Lazy =
+    std::conditional_t<kOutlinedProducts<G>, LazyFp2<typename G::Base>, LazyFp<typename G::Base, kKaratsuba>>;
 #endif
 
 // Level 1's acc += p, and what a run's sum stores.
@@ -556,7 +557,20 @@ constexpr int level1_min_blocks() {
   return kSharedLevel1Acc<G> ? CUZK_MSM_SHARED_ACC_BLOCKS : accumulate_min_blocks<G>();
 }
 
+// CUZK_MSM_KARATSUBA=1: with precomputed bases (one bucket set), BLS12-381 G1's level 1 takes
+// its products and mul_sub by one level of Karatsuba (LazyFp's kKaratsuba; plain Pippenger
+// keeps the interleaved products). Same-call A/B on an H100 (BENCHMARKS.md "Three variants on
+// an H100"): 2^22 in 20-bit precomputed windows 22.29-22.33 -> 22.02-22.07 ms, 2^24 in 22-bit
+// ones 80.25-80.26 -> 79.27-79.32, 2^24 in 20-bit ones 83.06-83.10 -> 81.14-81.23; for every
+// MSM, plain Pippenger ran 0.35 ms (2^22) and 0.85 ms (2^24) slower, hence precomputed only.
+// Off (0) until a gpu-check of it.
+#ifndef CUZK_MSM_KARATSUBA
+#define CUZK_MSM_KARATSUBA 0
+#endif
 template <class G>
+constexpr bool kKaratsubaSharedLevel1 = CUZK_MSM_KARATSUBA != 0 && kSharedLevel1Acc<G>;
+
+template <class G, bool kKaratsuba = false>
 __global__ void __launch_bounds__(kThreads, level1_min_blocks<G>())
     accumulate_points_kernel(const ec::Affine<G>* bases, const uint32_t* keys, const uint32_t* vals, size_t count,
                              size_t per_thread, size_t t0, size_t t1, unsigned c, size_t nb, ec::Xyzz<G>* buckets,
@@ -570,7 +584,7 @@ __global__ void __launch_bounds__(kThreads, level1_min_blocks<G>())
         if constexpr (kSharedLevel1Acc<G>) {
 #if defined(__CUDA_ARCH__)
           __shared__ Padded<typename G::Base[2]> park[kThreads];
-          madd_lazy_parked<Level1Lazy<G>>(acc, p, park[threadIdx.x].v);
+          madd_lazy_parked<Level1Lazy<G, kKaratsuba>>(acc, p, park[threadIdx.x].v);
 #endif
         } else {
           level1_add<G>(acc, p);
@@ -1250,9 +1264,19 @@ Result<ec::Jacobian<G>> Msm<G>::run_with(const AffinePoint* d_bases, const Preco
       for (size_t t0 = 0; !affine && t0 < threads; t0 += slice_threads) {
         if (t0 != 0) CUZK_RETURN_IF_ERROR(boundary());
         const size_t t1 = std::min(threads, t0 + slice_threads);
-        accumulate_points_kernel<G><<<blocks_for(t1 - t0), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries,
-                                                                             per_thread, t0, t1, plan.c, plan.nb,
-                                                                             buckets, gs.pkeys_a, gs.pvals_a, last);
+        auto launch = [&](auto kernel) {
+          kernel<<<blocks_for(t1 - t0), kThreads, 0, s>>>(d_bases, gs.keys_out, gs.vals_out, entries, per_thread, t0,
+                                                          t1, plan.c, plan.nb, buckets, gs.pkeys_a, gs.pvals_a, last);
+        };
+        if constexpr (kKaratsubaSharedLevel1<G>) {
+          if (plan.shared) {
+            launch(accumulate_points_kernel<G, true>);
+          } else {
+            launch(accumulate_points_kernel<G>);
+          }
+        } else {
+          launch(accumulate_points_kernel<G>);
+        }
         CUZK_RETURN_IF_ERROR(check_launch("msm.accumulate_points_kernel"));
       }
       timer.mark(StageTimer::kAccumulate);

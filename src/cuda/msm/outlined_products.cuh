@@ -20,15 +20,7 @@
 #error "cuda/msm/outlined_products.cuh is device code (or the host model's)"
 #endif
 
-// CUZK_MSM_KARATSUBA (bit 0: LazyFp's products, bit 1: its mul_sub; default 0): BLS12-381 G1's
-// lazy level 1 takes its a·b by one level of Karatsuba (ff/fp_cuda_karatsuba.hpp: 3.5n^2
-// multiply-adds a product with the reduction instead of 4n^2, 5n^2 for mul_sub instead of 6n^2,
-// at the price of more words live inside each out-of-line call). Device code only; the host
-// model keeps the interleaved products. Off until a same-call A/B on the H200.
-#ifndef CUZK_MSM_KARATSUBA
-#define CUZK_MSM_KARATSUBA 0
-#endif
-#if defined(__CUDA_ARCH__) && CUZK_MSM_KARATSUBA
+#if defined(__CUDA_ARCH__)
 #include "ff/fp_cuda_karatsuba.hpp"
 #endif
 
@@ -64,27 +56,30 @@ constexpr bool kLazyBase = Fq::Params::MODULUS.limb[Fq::N - 1] < 0x1ffffffffffff
 // between steps, so the products, squares and Y3's a·b - c·d (one reduction, as
 // OutlinedMulSub) skip their final subtractions (out of line), and sums and differences take
 // one conditional step of 2p each, as exact ones take one of p. canonical() brings a value
-// below p again. BLS12-381 G1's level 1.
-template <class F>
+// below p again. BLS12-381 G1's level 1. kKaratsuba: on the device, the products and mul_sub
+// take a·b by one level of Karatsuba (ff/fp_cuda_karatsuba.hpp: 3.5n^2 multiply-adds a product
+// with its reduction instead of 4n^2, 5n^2 for mul_sub instead of 6n^2, more words live inside
+// each call); the host model keeps the interleaved products.
+template <class F, bool kKaratsuba = false>
 struct LazyFp {
   using P = typename F::Params;
   static_assert(ff::cuda_fp::kLazyFp2<P> && kLazyBase<F>);
 
   // a, b < 2p: a·b < 4p^2 < p·2^(64N), so the lazy reduction's result is below 2p.
   CUZK_OUTLINED static F mul(F a, F b) {
-#if defined(__CUDA_ARCH__) && (CUZK_MSM_KARATSUBA & 1)
-    return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<P, true>(a.mont(), b.mont()));
-#else
-    return F::from_mont(ff::cuda_fp::mont_mul_lazy<P>(a.mont(), b.mont()));
+#if defined(__CUDA_ARCH__)
+    if constexpr (kKaratsuba) return F::from_mont(ff::cuda_fp::mont_mul_karatsuba<P, true>(a.mont(), b.mont()));
 #endif
+    return F::from_mont(ff::cuda_fp::mont_mul_lazy<P>(a.mont(), b.mont()));
   }
   CUZK_OUTLINED static F sqr(F a) { return F::from_mont(ff::cuda_fp::mont_sqr<P, true>(a.mont())); }
   CUZK_OUTLINED static F mul_sub(F a, F b, F c, F d) {
-#if defined(__CUDA_ARCH__) && (CUZK_MSM_KARATSUBA & 2)
-    return F::from_mont(ff::cuda_fp::mont_mul_sub_karatsuba<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
-#else
-    return F::from_mont(ff::cuda_fp::mont_mul_sub<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
+#if defined(__CUDA_ARCH__)
+    if constexpr (kKaratsuba) {
+      return F::from_mont(ff::cuda_fp::mont_mul_sub_karatsuba<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
+    }
 #endif
+    return F::from_mont(ff::cuda_fp::mont_mul_sub<P, true>(a.mont(), b.mont(), c.mont(), d.mont()));
   }
   CUZK_STEP static F add(const F& a, const F& b) { return F::from_mont(ff::cuda_fp::add_lazy<P>(a.mont(), b.mont())); }
   CUZK_STEP static F sub(const F& a, const F& b) { return F::from_mont(ff::cuda_fp::sub_lazy<P>(a.mont(), b.mont())); }
