@@ -435,19 +435,26 @@ CUZK_FP_CUDA_FN void sub_wide_mod(uint32_t* W, const uint32_t* T) {
 // kLazy: operands and result in [0, 2p) (both products below 4p^2 < p·2^(64N) where
 // 4p < 2^(64N), so W stays in [0, p·2^(64N)) and REDC(W) < 4p^2 2^(-64N) + p < 2p where
 // 8p < 2^(64N)).
-template <class P, bool kLazy = false>
-CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y, const BigInt<P::N>& u,
-                                          const BigInt<P::N>& v) {
+// Wide: the 2n-word product wide(a, b, W) (mul_wide, or ff/fp_cuda_karatsuba.hpp's).
+template <class P, bool kLazy = false, class Wide>
+CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub_by(const BigInt<P::N>& x, const BigInt<P::N>& y, const BigInt<P::N>& u,
+                                             const BigInt<P::N>& v, Wide wide) {
   constexpr size_t n = Modulus<P>::n;
   uint32_t a[n], b[n], W[2 * n], T[2 * n];
   to_words(x, a);
   to_words(y, b);
-  mul_wide<n>(a, b, W);
+  wide(a, b, W);
   to_words(u, a);
   to_words(v, b);
-  mul_wide<n>(a, b, T);
+  wide(a, b, T);
   sub_wide_mod<P>(W, T);
   return redc_wide<P, kLazy>(W);
+}
+template <class P, bool kLazy = false>
+CUZK_FP_CUDA_FN BigInt<P::N> mont_mul_sub(const BigInt<P::N>& x, const BigInt<P::N>& y, const BigInt<P::N>& u,
+                                          const BigInt<P::N>& v) {
+  return mont_mul_sub_by<P, kLazy>(
+      x, y, u, v, [](const uint32_t* a, const uint32_t* b, uint32_t* W) { mul_wide<Modulus<P>::n>(a, b, W); });
 }
 
 // (a0 + a1 u)(b0 + b1 u) in Fp[u]/(u^2 + 1), Karatsuba on unreduced products with two

@@ -99,16 +99,9 @@ __device__ __forceinline__ BigInt<P::N> mont_mul_karatsuba(const BigInt<P::N>& x
 template <class P, bool kLazy = false>
 __device__ __forceinline__ BigInt<P::N> mont_mul_sub_karatsuba(const BigInt<P::N>& x, const BigInt<P::N>& y,
                                                                const BigInt<P::N>& u, const BigInt<P::N>& v) {
-  constexpr size_t n = Modulus<P>::n;
-  uint32_t a[n], b[n], W[2 * n], T[2 * n];
-  to_words(x, a);
-  to_words(y, b);
-  mul_wide_karatsuba<n>(a, b, W);
-  to_words(u, a);
-  to_words(v, b);
-  mul_wide_karatsuba<n>(a, b, T);
-  sub_wide_mod<P>(W, T);
-  return redc_wide<P, kLazy>(W);
+  return mont_mul_sub_by<P, kLazy>(x, y, u, v, [](const uint32_t* a, const uint32_t* b, uint32_t* W) {
+    mul_wide_karatsuba<Modulus<P>::n>(a, b, W);
+  });
 }
 
 }  // namespace cuzk::ff::cuda_fp
