@@ -23,6 +23,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <cstdio>
+#include <cstdlib>
+#endif
 
 #include "ff/bigint.hpp"
 
@@ -82,36 +86,62 @@ CUZK_FP_CUDA_FN uint32_t add_cc_if(uint32_t a, uint32_t b, uint32_t mask, bool f
 #else
 // The host model: PTX's semantics with CC.CF as a variable. `.cc` writes it; `c` (addc,
 // subc, madc) reads it: a carry for additions, a borrow for subtractions (a - b - CF).
+// A carry read as a borrow, or a borrow as a carry, stops the model: PTX documents sub.cc's
+// CC.CF as the borrow, but ptxas hands it to a following addc as the machine's carry flag,
+// the borrow's complement (seen in the sm_90 code of nvcc 13.0), so such a chain would
+// compute one thing here and another on the device.
 inline thread_local uint32_t model_cf = 0;
+inline thread_local bool model_cf_borrow = false;  // the last writer was a subtraction
 
+inline void model_read_cf(bool borrow) {
+  if (model_cf_borrow != borrow) {
+    std::fputs(borrow ? "fp_cuda model: a carry read as a borrow\n" : "fp_cuda model: a borrow read as a carry\n",
+               stderr);
+    std::abort();
+  }
+}
 inline uint32_t model_add(uint64_t sum, bool write) {
-  if (write) model_cf = uint32_t(sum >> 32);
+  if (write) {
+    model_cf = uint32_t(sum >> 32);
+    model_cf_borrow = false;
+  }
   return uint32_t(sum);
 }
 inline uint32_t model_sub(uint32_t a, uint32_t b, uint32_t borrow, bool write) {
   const uint64_t d = uint64_t(a) - b - borrow;
-  if (write) model_cf = uint32_t(d >> 63);  // 1 when it borrowed
+  if (write) {
+    model_cf = uint32_t(d >> 63);  // 1 when it borrowed
+    model_cf_borrow = true;
+  }
   return uint32_t(d);
+}
+inline uint32_t model_carry() {
+  model_read_cf(false);
+  return model_cf;
+}
+inline uint32_t model_borrow() {
+  model_read_cf(true);
+  return model_cf;
 }
 inline uint64_t model_mul(uint32_t a, uint32_t b) { return uint64_t(a) * b; }
 
 inline uint32_t add_cc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b, true); }
-inline uint32_t addc_cc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_cf, true); }
-inline uint32_t addc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_cf, false); }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_carry(), true); }
+inline uint32_t addc(uint32_t a, uint32_t b) { return model_add(uint64_t(a) + b + model_carry(), false); }
 inline uint32_t sub_cc(uint32_t a, uint32_t b) { return model_sub(a, b, 0, true); }
-inline uint32_t subc_cc(uint32_t a, uint32_t b) { return model_sub(a, b, model_cf, true); }
-inline uint32_t subc(uint32_t a, uint32_t b) { return model_sub(a, b, model_cf, false); }
+inline uint32_t subc_cc(uint32_t a, uint32_t b) { return model_sub(a, b, model_borrow(), true); }
+inline uint32_t subc(uint32_t a, uint32_t b) { return model_sub(a, b, model_borrow(), false); }
 inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
   return model_add(uint64_t(uint32_t(model_mul(a, b))) + c, true);
 }
 inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
-  return model_add(uint64_t(uint32_t(model_mul(a, b))) + c + model_cf, true);
+  return model_add(uint64_t(uint32_t(model_mul(a, b))) + c + model_carry(), true);
 }
 inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
-  return model_add((model_mul(a, b) >> 32) + c + model_cf, true);
+  return model_add((model_mul(a, b) >> 32) + c + model_carry(), true);
 }
 inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
-  return model_add((model_mul(a, b) >> 32) + c + model_cf, false);
+  return model_add((model_mul(a, b) >> 32) + c + model_carry(), false);
 }
 inline uint32_t umulhi(uint32_t a, uint32_t b) { return uint32_t(model_mul(a, b) >> 32); }
 // A predicated instruction that does not run leaves CC as it was.
