@@ -84,14 +84,106 @@ std::vector<typename F::Int> operands(std::mt19937_64& rng) {
   Int ones{};
   for (size_t i = 0; i < F::N; ++i) ones.limb[i] = ~uint64_t(0);
   keep(detail::shifted_right(ones, 3));  // 2^(64N - 3) - 1: below p but for BLS12-381's Fq
-  while (v.size() < size_t(kRandomCases)) {
+  auto random = [&] {
     Int x;
     for (size_t i = 0; i < F::N; ++i) x.limb[i] = rng();
     x.limb[F::N - 1] &= ~uint64_t(0) >> __builtin_clzll(F::MODULUS.limb[F::N - 1]);
+    return x;
+  };
+  // Random values whose low word is zero: a product's first Montgomery step then meets a zero
+  // low word (m = 0) with the rest of the accumulator nonzero.
+  for (int i = 0; i < 64; ++i) {
+    Int x = random();
+    x.limb[0] &= ~uint64_t(0xffffffff);
     keep(x);
   }
+  while (v.size() < size_t(kRandomCases)) keep(random());
   return v;
 }
+
+// The 32-bit words of x (2N, little-endian) and back.
+template <size_t N>
+std::vector<uint32_t> words_of(const BigInt<N>& x) {
+  std::vector<uint32_t> w(2 * N);
+  cuda_fp::to_words(x, w.data());
+  return w;
+}
+
+// T += a·w·2^(32·at), carries propagated through T (which the caller sizes to hold the sum).
+void add_scaled(std::vector<uint32_t>& T, const std::vector<uint32_t>& a, uint32_t w, size_t at) {
+  uint64_t carry = 0;
+  size_t j = 0;
+  for (; j < a.size(); ++j) {
+    const uint64_t s = uint64_t(a[j]) * w + T[at + j] + carry;
+    T[at + j] = uint32_t(s);
+    carry = s >> 32;
+  }
+  for (j += at; carry != 0; ++j) {
+    const uint64_t s = uint64_t(T.at(j)) + carry;
+    T[j] = uint32_t(s);
+    carry = s >> 32;
+  }
+}
+
+// x^-1 mod 2^32 for odd x.
+uint32_t inv32(uint32_t x) {
+  uint32_t inv = 1;
+  for (int i = 0; i < 5; ++i) inv *= 2 - x * inv;
+  return inv;
+}
+
+// Operands whose Montgomery steps meet a zero low word t (so m = 0) where the test says, with
+// the accumulator nonzero otherwise: the words are chosen one step at a time against an exact
+// model of the steps' integers (the device code keeps the same integers, only spread over two
+// word arrays). Each function returns how many of its steps met t == 0.
+template <class F>
+struct ZeroSteps {
+  using Int = typename F::Int;
+  static constexpr size_t n = 2 * F::N;
+  static constexpr uint32_t M0 = cuda_fp::Modulus<typename F::Params>::M0;
+
+  // y for mont_mul(x, y) (x odd in its low word): row i adds x·y_i, then m_i·p, and drops the
+  // low word; y_i cancels the low word where zero(i).
+  template <class Zero, class Rng>
+  static size_t multiplier(const Int& x, Rng& rng, Zero zero, Int& y) {
+    const std::vector<uint32_t> a = words_of(x), p = words_of(F::MODULUS);
+    std::vector<uint32_t> T(n + 3, 0), b(n);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; ++i) {
+      // A free top word below p's keeps y < p; a chosen one may not (the caller skips those).
+      b[i] = zero(i) ? (0u - T[0]) * inv32(a[0]) : i + 1 < n ? uint32_t(rng()) : uint32_t(rng() % p[n - 1]);
+      add_scaled(T, a, b[i], 0);
+      const uint32_t t = T[0];
+      hits += t == 0;
+      add_scaled(T, p, t * M0, 0);
+      if (T[0] != 0) return ~size_t(0);
+      T.erase(T.begin());
+      T.push_back(0);
+    }
+    y = cuda_fp::from_words<F::N>(b.data());
+    return hits;
+  }
+
+  // W (2n words, W < p·2^(64N)) for redc_wide: step k adds m_k·p·2^(32k) after its low word,
+  // word k, is final; W's word k cancels it where zero(k). The high half is `high` (< p).
+  template <class Zero, class Rng>
+  static size_t wide(const Int& high, Rng& rng, Zero zero, std::vector<uint32_t>& W) {
+    const std::vector<uint32_t> p = words_of(F::MODULUS), hi = words_of(high);
+    std::vector<uint32_t> T(2 * n + 2, 0);
+    W.assign(2 * n, 0);
+    size_t hits = 0;
+    for (size_t k = 0; k < n; ++k) {
+      W[k] = zero(k) ? 0u - T[k] : uint32_t(rng());
+      add_scaled(T, {W[k]}, 1, k);
+      const uint32_t t = T[k];
+      hits += t == 0;
+      add_scaled(T, p, t * M0, k);
+      if (T[k] != 0) return ~size_t(0);
+    }
+    std::copy(hi.begin(), hi.end(), W.begin() + n);
+    return hits;
+  }
+};
 
 template <class F>
 class FpCudaModel : public testing::Test {
@@ -152,6 +244,68 @@ TYPED_TEST(FpCudaModel, ProductsMatchTheHostField) {
           this->same("mont_mul_sub<lazy>", cuda_fp::mont_mul_sub<P, true>(x2, y, u, plus_p<F>(v, 1)), want, 2, x2, y));
     }
   }
+}
+
+// Steps whose low word t is zero (m = 0): rare in random operands (2^-32 a step), and where
+// a step with p's low words as additions (CUZK_FP_CUDA_SPARSE_LOW, BLS12-381's Fr) takes its
+// other branch: no carry out of word 0 and h = 0. Products and REDC on operands that meet
+// such steps in chosen rows: every row, none, one, and random ones.
+TYPED_TEST(FpCudaModel, StepsWithAZeroLowWordMatchTheHostField) {
+  using F = TypeParam;
+  using P = typename F::Params;
+  using Int = typename F::Int;
+  using Z = ZeroSteps<F>;
+  std::mt19937_64 rng(seed() ^ F::MODULUS.limb[0] ^ 0x5a5a);
+  size_t products = 0, reductions = 0, hits = 0;
+  for (size_t i = 0; i < this->xs_.size(); ++i) {
+    const uint64_t pattern = rng();
+    auto zero = [&](size_t k) {
+      switch (i % 4) {
+        case 0:
+          return true;
+        case 1:
+          return false;
+        case 2:
+          return k == (pattern % Z::n);
+        default:
+          return ((pattern >> k) & 1) != 0;
+      }
+    };
+    Int x = this->xs_[i];
+    x.limb[0] |= 1;  // odd low word: y's words can cancel any low word
+    Int y;
+    if (x.less_than(F::MODULUS)) {
+      const size_t h = Z::multiplier(x, rng, zero, y);
+      ASSERT_NE(h, ~size_t(0)) << "the model of the steps is wrong";
+      if (y.less_than(F::MODULUS)) {  // else the top word went past p's: skip
+        const F X = F::from_mont(x), Y = F::from_mont(y);
+        ASSERT_TRUE(this->same("mont_mul", cuda_fp::mont_mul<P>(x, y), X * Y, 1, x, y));
+        ASSERT_TRUE(this->same("mont_mul_lazy", cuda_fp::mont_mul_lazy<P>(x, y), X * Y, 2, x, y));
+        ++products;
+        hits += h;
+      }
+    }
+    std::vector<uint32_t> W;
+    const Int high = this->ys_[i];
+    const size_t h = Z::wide(high, rng, zero, W);
+    ASSERT_NE(h, ~size_t(0)) << "the model of the steps is wrong";
+    Int low = cuda_fp::from_words<F::N>(W.data());
+    while (!low.less_than(F::MODULUS)) low.sub_in_place(F::MODULUS);
+    // REDC(W) = W·2^(-64N) = high + low·2^(-64N): in Montgomery form, high + low·1.
+    const F want = F::from_mont(high) + F::from_mont(low) * F::from_mont(Int::from_u64(1));
+    const Int w_lo = cuda_fp::from_words<F::N>(W.data());
+    ASSERT_TRUE(this->same("redc_wide", cuda_fp::redc_wide<P>(W.data()), want, 1, w_lo, high));
+    ASSERT_TRUE(this->same("redc_wide<lazy>", cuda_fp::redc_wide<P, true>(W.data()), want, 2, w_lo, high));
+    ++reductions;
+    hits += h;
+  }
+  // The products whose chosen top word left y >= p were skipped: most of those choosing the
+  // last row, many of BLS12-381's Fq (p's top word is 0x1a0111ea).
+  EXPECT_GT(products, this->xs_.size() / 2);
+  EXPECT_EQ(reductions, this->xs_.size());
+  EXPECT_GT(hits, this->xs_.size());
+  std::cout << "[ zero t   ] " << products << " products, " << reductions << " reductions, " << hits
+            << " steps with t == 0\n";
 }
 
 TYPED_TEST(FpCudaModel, Fp2ProductsMatchTheHostField) {
