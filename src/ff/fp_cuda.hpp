@@ -221,6 +221,21 @@ CUZK_FP_CUDA_FN void mad_pairs_from_cc(uint32_t* acc, const uint32_t* a, uint32_
   }
 }
 
+// acc[j..j+1] = acc[j+2..j+3] + a[j] * b for j = j0, j0 + 2, ..., n-2 (acc[n..n+1] read as 0),
+// continuing the carry chain in CC: the odd array's words moved down one Montgomery step
+// (two places) while its next products go in. The last word takes no carry out.
+template <size_t n, size_t j0>
+CUZK_FP_CUDA_FN void madc_pairs_shift_down(uint32_t* acc, const uint32_t* a, uint32_t b) {
+  static_assert(j0 % 2 == 0 && j0 + 2 <= n);
+#pragma unroll
+  for (size_t j = j0; j + 2 < n; j += 2) {
+    acc[j] = madc_lo_cc(a[j], b, acc[j + 2]);
+    acc[j + 1] = madc_hi_cc(a[j], b, acc[j + 3]);
+  }
+  acc[n - 2] = madc_lo_cc(a[n - 2], b, 0);
+  acc[n - 1] = madc_hi(a[n - 2], b, 0);
+}
+
 constexpr uint32_t neg_inv32(uint32_t p0) {
   uint32_t inv = 1;
   for (int i = 0; i < 5; ++i) inv *= 2 - p0 * inv;
@@ -357,13 +372,7 @@ CUZK_FP_CUDA_FN void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32
     mul_pairs<n>(O, a + 1, b);
   } else {
     E[0] = add_cc(E[0], O[1]);
-#pragma unroll
-    for (size_t j = 0; j + 2 < n; j += 2) {
-      O[j] = madc_lo_cc(a[j + 1], b, O[j + 2]);
-      O[j + 1] = madc_hi_cc(a[j + 1], b, O[j + 3]);
-    }
-    O[n - 2] = madc_lo_cc(a[n - 1], b, 0);
-    O[n - 1] = madc_hi(a[n - 1], b, 0);
+    madc_pairs_shift_down<n, 0>(O, a + 1, b);
     mad_pairs_cc<n>(E, a, b);
     O[n - 1] = addc(O[n - 1], 0);
   }
@@ -477,13 +486,7 @@ CUZK_FP_CUDA_FN void redc_sparse_low_step(uint32_t* E, uint32_t* O, const uint32
     E[0] = add_cc(E[0], O[1]);  // t; CC.CF = the fold's carry, into word 1
     O[0] = addc_cc(O[2], t);
     O[1] = addc_cc(O[3], h);
-#pragma unroll
-    for (size_t j = 2; j + 2 < n; j += 2) {
-      O[j] = madc_lo_cc(p_odd[j], m, O[j + 2]);
-      O[j + 1] = madc_hi_cc(p_odd[j], m, O[j + 3]);
-    }
-    O[n - 2] = madc_lo_cc(p_odd[n - 2], m, 0);
-    O[n - 1] = madc_hi(p_odd[n - 2], m, 0);
+    madc_pairs_shift_down<n, 2>(O, p_odd, m);
   }
   carry_if_nonzero(t);
   E[0] = 0;  // t + m mod 2^32 (not read again)
@@ -518,13 +521,7 @@ CUZK_FP_CUDA_FN BigInt<P::N> redc_wide(const uint32_t* W) {
       } else {
         E[0] = add_cc(E[0], O[1]);
         m = montgomery_m<P>(E[0]);
-#pragma unroll
-        for (size_t j = 0; j + 2 < n; j += 2) {
-          O[j] = madc_lo_cc(p_odd[j], m, O[j + 2]);
-          O[j + 1] = madc_hi_cc(p_odd[j], m, O[j + 3]);
-        }
-        O[n - 2] = madc_lo_cc(p_odd[n - 2], m, 0);
-        O[n - 1] = madc_hi(p_odd[n - 2], m, 0);
+        madc_pairs_shift_down<n, 0>(O, p_odd, m);
       }
       mad_pairs_cc<n>(E, p_even, m);
       O[n - 1] = addc(O[n - 1], 0);
