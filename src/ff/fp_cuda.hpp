@@ -194,19 +194,6 @@ CUZK_FP_CUDA_FN void mul_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
   }
 }
 
-// acc[0..n) += a[j] * b for j = 0, 2, ..., n-2, one carry chain; leaves the carry out of
-// acc[n-1] in CC for the caller's next instruction.
-template <size_t n>
-CUZK_FP_CUDA_FN void mad_pairs_cc(uint32_t* acc, const uint32_t* a, uint32_t b) {
-  acc[0] = mad_lo_cc(a[0], b, acc[0]);
-  acc[1] = madc_hi_cc(a[0], b, acc[1]);
-#pragma unroll
-  for (size_t j = 2; j < n; j += 2) {
-    acc[j] = madc_lo_cc(a[j], b, acc[j]);
-    acc[j + 1] = madc_hi_cc(a[j], b, acc[j + 1]);
-  }
-}
-
 // acc[j0..n) += a[j] * b for j = j0, j0 + 2, ..., n-2, one carry chain that continues the
 // one in CC (kContinue) or starts; leaves the carry out of acc[n-1] in CC.
 template <size_t n, size_t j0, bool kContinue>
@@ -219,6 +206,13 @@ CUZK_FP_CUDA_FN void mad_pairs_from_cc(uint32_t* acc, const uint32_t* a, uint32_
     acc[j] = madc_lo_cc(a[j], b, acc[j]);
     acc[j + 1] = madc_hi_cc(a[j], b, acc[j + 1]);
   }
+}
+
+// acc[0..n) += a[j] * b for j = 0, 2, ..., n-2, one carry chain; leaves the carry out of
+// acc[n-1] in CC for the caller's next instruction.
+template <size_t n>
+CUZK_FP_CUDA_FN void mad_pairs_cc(uint32_t* acc, const uint32_t* a, uint32_t b) {
+  mad_pairs_from_cc<n, 0, false>(acc, a, b);
 }
 
 // acc[j..j+1] = acc[j+2..j+3] + a[j] * b for j = j0, j0 + 2, ..., n-2 (acc[n..n+1] read as 0),
@@ -275,13 +269,14 @@ constexpr bool kSparseLowM = CUZK_FP_CUDA_SPARSE_LOW == 2 && kSparseLowField<P>;
 // m = -t for a kSparseLowField (M0 = 2^32 - 1) with no CC (plain arithmetic). On the device 0
 // comes from constant memory: a literal 0 would show ptxas m = -t, and it splits the step's
 // word products as montgomery_m explains.
-CUZK_FP_CUDA_FN uint32_t sparse_m(uint32_t t) {
+CUZK_FP_CUDA_FN uint32_t opaque_zero() {
 #if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_SPARSE_LOW
-  return kOpaqueZero - t;  // declared in ff/fp.hpp
+  return kOpaqueZero;  // declared in ff/fp.hpp
 #else
-  return 0u - t;
+  return 0;
 #endif
 }
+CUZK_FP_CUDA_FN uint32_t sparse_m(uint32_t t) { return opaque_zero() - t; }
 
 // Where p = 1 mod 2^32 (M0 = 2^32 - 1; of the fields here only BLS12-381's Fr), ptxas compiles
 // a Montgomery step's m = t·M0 as a negation and then splits each of its word products m·p[j]
@@ -305,11 +300,7 @@ CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
 // subtraction chain, 0 - t borrowing exactly when t != 0, with 0 opaque as in sparse_m. CC is
 // left to the caller's next chain: its borrow is never read as a carry (see the host model).
 CUZK_FP_CUDA_FN void sparse_m_h(uint32_t t, uint32_t& m, uint32_t& h) {
-#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_SPARSE_LOW
-  m = sub_cc(kOpaqueZero, t);
-#else
-  m = sub_cc(0, t);
-#endif
+  m = sub_cc(opaque_zero(), t);
   h = subc(m, 0);
 }
 
@@ -376,15 +367,13 @@ CUZK_FP_CUDA_FN void mul_row(uint32_t* E, uint32_t* O, const uint32_t* a, uint32
     mad_pairs_cc<n>(E, a, b);
     O[n - 1] = addc(O[n - 1], 0);
   }
+  uint32_t p_even[n], p_odd[n - 1];
+  modulus_words<P>(p_even, p_odd);
   if constexpr (kSparseLow<P>) {
-    uint32_t p_even[n], p_odd[n - 1];
-    modulus_words<P>(p_even, p_odd);
     sparse_low_step<P>(E, O, p_even, p_odd);
   } else {
     // m makes the accumulator divisible by 2^32; E[0] is the accumulator's whole low word.
     const uint32_t m = montgomery_m<P>(E[0]);
-    uint32_t p_even[n], p_odd[n - 1];
-    modulus_words<P>(p_even, p_odd);
     // The odd chain's carry out is zero: O alone never exceeds the accumulator, < 2^(32(n+1)).
     mad_pairs_cc<n>(O, p_odd, m);
     mad_pairs_cc<n>(E, p_even, m);
