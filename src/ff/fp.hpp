@@ -39,10 +39,8 @@
 namespace cuzk::ff::cuda_fp {
 [[maybe_unused]] static __constant__ uint32_t kOpaqueM0 = 0xffffffffu;
 // 0 in constant memory for fp_cuda.hpp's sparse_m_h (CUZK_FP_CUDA_SPARSE_LOW; see there),
-// declared likewise; only with the switch on, so that the default build's code is unchanged.
-#if defined(CUZK_FP_CUDA_SPARSE_LOW) && CUZK_FP_CUDA_SPARSE_LOW
+// declared likewise.
 [[maybe_unused]] static __constant__ uint32_t kOpaqueZero = 0;
-#endif
 }  // namespace cuzk::ff::cuda_fp
 #endif
 #if defined(__CUDA_ARCH__)

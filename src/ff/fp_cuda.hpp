@@ -246,37 +246,33 @@ struct Modulus {
 // CUZK_FP_CUDA_SPARSE_LOW: where p = 2^64 - 2^32 + 1 mod 2^64 (p's words 0 and 1 are 1 and
 // 2^32 - 1, so M0 = 2^32 - 1 and m = -t; of the fields here only BLS12-381's Fr), a
 // Montgomery step's multiplications that these words make trivial are left out.
-//   0 (default): none; the device code is unchanged.
-//   1: the whole step (sparse_low_step, redc_sparse_low_step): m = -t, and m·p's two low
-//      words as carry-chain additions; 3 of a row's 17 multiplications fewer, for more
+//   1 (default): the whole step (sparse_low_step, redc_sparse_low_step): m = -t, and m·p's two
+//      low words as carry-chain additions; 3 of a row's 17 multiplications fewer, for more
 //      additions.
-//   2: only m = -t (montgomery_m), the word products as by default: 1 multiplication fewer,
-//      one addition more.
-// Untimed. Static counts (scripts/sass-stats.sh, nvcc 13.0, sm_90) of BLS12-381's NTT pass
-// kernel (in place), default -> 1 -> 2: 5462 -> 5624 -> 5467 instructions, multiplications
-// (IMAD, .WIDE, .HI) 2610 -> 2226 -> 2460, IADD3 1516 -> 1816 -> 1620, spills 0 -> 8 -> 0 B
-// (ptxas moves ~360 additions to IMAD.X/IMAD.IADD/IMAD.MOV under 1).
+//   0: every step as for the other fields (montgomery_m's opaque M0).
+// Static counts (scripts/sass-stats.sh, nvcc 13.0, sm_90) of BLS12-381's NTT pass kernel (in
+// place), 0 -> 1: 5462 -> 5624 instructions, multiplications (IMAD, .WIDE, .HI) 2610 -> 2226,
+// IADD3 1516 -> 1816, spills 0 -> 8 B. The passes are bound by the multiply pipe: on an H100,
+// same call (BENCHMARKS.md "Karatsuba level 1, BN254's quads and BLS12-381 Fr's sparse low
+// words on"), BLS12-381's forward NTT at 2^27 35.15 -> 33.66 ms. Only m = -t, with the word
+// products as for 0, ran 35.08: dropped.
 #ifndef CUZK_FP_CUDA_SPARSE_LOW
-#define CUZK_FP_CUDA_SPARSE_LOW 0
+#define CUZK_FP_CUDA_SPARSE_LOW 1
 #endif
 template <class P>
 constexpr bool kSparseLowField = 2 * P::N >= 4 && P::MODULUS.limb[0] == 0xffffffff00000001ull;
 template <class P>
-constexpr bool kSparseLow = CUZK_FP_CUDA_SPARSE_LOW == 1 && kSparseLowField<P>;
-template <class P>
-constexpr bool kSparseLowM = CUZK_FP_CUDA_SPARSE_LOW == 2 && kSparseLowField<P>;
+constexpr bool kSparseLow = CUZK_FP_CUDA_SPARSE_LOW != 0 && kSparseLowField<P>;
 
-// m = -t for a kSparseLowField (M0 = 2^32 - 1) with no CC (plain arithmetic). On the device 0
-// comes from constant memory: a literal 0 would show ptxas m = -t, and it splits the step's
-// word products as montgomery_m explains.
+// 0 for sparse_m_h. On the device it comes from constant memory: a literal 0 would show
+// ptxas m = -t, and it splits the step's word products as montgomery_m explains.
 CUZK_FP_CUDA_FN uint32_t opaque_zero() {
-#if defined(__CUDA_ARCH__) && CUZK_FP_CUDA_SPARSE_LOW
+#if defined(__CUDA_ARCH__)
   return kOpaqueZero;  // declared in ff/fp.hpp
 #else
   return 0;
 #endif
 }
-CUZK_FP_CUDA_FN uint32_t sparse_m(uint32_t t) { return opaque_zero() - t; }
 
 // Where p = 1 mod 2^32 (M0 = 2^32 - 1; of the fields here only BLS12-381's Fr), ptxas compiles
 // a Montgomery step's m = t·M0 as a negation and then splits each of its word products m·p[j]
@@ -288,7 +284,6 @@ CUZK_FP_CUDA_FN uint32_t sparse_m(uint32_t t) { return opaque_zero() - t; }
 // m = t·M0 for the accumulator's low word t: the multiple of p that clears that word.
 template <class P>
 CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
-  if constexpr (kSparseLowM<P>) return sparse_m(t);
 #if defined(__CUDA_ARCH__)
   if constexpr (Modulus<P>::M0 == 0xffffffffu) return t * kOpaqueM0;  // declared in ff/fp.hpp
 #endif
@@ -297,7 +292,7 @@ CUZK_FP_CUDA_FN uint32_t montgomery_m(uint32_t t) {
 
 // The two values a kSparseLow step takes from its low word t without a multiplication:
 // m = -t and h = m - (t != 0), the high word of m·(2^32 - 1) (whose low word is t). One
-// subtraction chain, 0 - t borrowing exactly when t != 0, with 0 opaque as in sparse_m. CC is
+// subtraction chain, 0 - t borrowing exactly when t != 0, with 0 opaque (opaque_zero). CC is
 // left to the caller's next chain: its borrow is never read as a carry (see the host model).
 CUZK_FP_CUDA_FN void sparse_m_h(uint32_t t, uint32_t& m, uint32_t& h) {
   m = sub_cc(opaque_zero(), t);

@@ -374,11 +374,12 @@ __device__ __noinline__ ec::Xyzz<G> dbl_full(const ec::Xyzz<G>& a) {
 // no slower (tail 1.38 -> 1.26 / 2.12 -> 1.98 ms). Large levels keep one lane an item: on an
 // H100 all pair levels on quads cost plain Pippenger +0.35 ms at 2^22 and +1.0 at 2^24 (~2^17
 // items at the first pair level, where four lanes an item cost more work than they save
-// latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). BLS12-381
-// G1 only: G2's products are calls, and BN254 G1 on quads (tail 0.05-0.08 ms shorter in the same
-// call, the MSMs 0.0-0.17 ms faster) has not been gpu-checked: CUZK_MSM_COOP_REDUCE=3 builds it.
+// latency), and the first level on quads lost 0.2-1.4 ms (it fills the card already). 3 (the
+// default): BLS12-381 G1 and BN254 G1 (on an H100, same call, BN254 2^22 plain tail 0.99 ->
+// 0.93 ms, MSM 14.74 -> 14.65; 2^24 in 22-bit windows 40.91 -> 40.82); 2: BLS12-381 G1 only.
+// G2 stays on one lane an item: its products are calls.
 #ifndef CUZK_MSM_COOP_REDUCE
-#define CUZK_MSM_COOP_REDUCE 2
+#define CUZK_MSM_COOP_REDUCE 3
 #endif
 template <class G>
 constexpr bool kCoopPairLevels = CUZK_MSM_COOP_REDUCE != 0 &&
@@ -563,9 +564,10 @@ constexpr int level1_min_blocks() {
 // an H100"): 2^22 in 20-bit precomputed windows 22.29-22.33 -> 22.02-22.07 ms, 2^24 in 22-bit
 // ones 80.25-80.26 -> 79.27-79.32, 2^24 in 20-bit ones 83.06-83.10 -> 81.14-81.23; for every
 // MSM, plain Pippenger ran 0.35 ms (2^22) and 0.85 ms (2^24) slower, hence precomputed only.
-// Off (0) until a gpu-check of it.
+// On (1) by default since its gpu-check (BENCHMARKS.md "Karatsuba level 1 and BN254's quads
+// on"; same call on an H100: 2^22 pre 20 22.20-22.26 -> 21.93-21.99 ms); 0 turns it off.
 #ifndef CUZK_MSM_KARATSUBA
-#define CUZK_MSM_KARATSUBA 0
+#define CUZK_MSM_KARATSUBA 1
 #endif
 template <class G>
 constexpr bool kKaratsubaSharedLevel1 = CUZK_MSM_KARATSUBA != 0 && kSharedLevel1Acc<G>;
