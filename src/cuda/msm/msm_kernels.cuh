@@ -564,8 +564,9 @@ constexpr int level1_min_blocks() {
 // an H100"): 2^22 in 20-bit precomputed windows 22.29-22.33 -> 22.02-22.07 ms, 2^24 in 22-bit
 // ones 80.25-80.26 -> 79.27-79.32, 2^24 in 20-bit ones 83.06-83.10 -> 81.14-81.23; for every
 // MSM, plain Pippenger ran 0.35 ms (2^22) and 0.85 ms (2^24) slower, hence precomputed only.
-// On (1) by default since its gpu-check (BENCHMARKS.md "Karatsuba level 1 and BN254's quads
-// on"; same call on an H100: 2^22 pre 20 22.20-22.26 -> 21.93-21.99 ms); 0 turns it off.
+// On (1) by default since its gpu-check (BENCHMARKS.md "Karatsuba level 1, BN254's quads and
+// BLS12-381 Fr's sparse low words on"; same call on an H100: 2^22 pre 20 22.20-22.26 ->
+// 21.93-21.99 ms); 0 turns it off.
 #ifndef CUZK_MSM_KARATSUBA
 #define CUZK_MSM_KARATSUBA 1
 #endif
