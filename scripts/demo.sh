@@ -22,12 +22,8 @@ unity=ON
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then cuda=auto unity=OFF; fi
 t0=$(date +%s)
 echo "== building cuzk and cuzk-daemon in $build (CUDA: $cuda, unity build: $unity)"
-# GCC takes the sources a unity file includes for headers, and warns that their classes use
-# types of an anonymous namespace (-Wsubobject-linkage): true of a header, not of these.
-flags=()
-[[ $unity == ON ]] && flags=("-DCMAKE_CXX_FLAGS=${CXXFLAGS:-} -Wno-subobject-linkage")  # CXXFLAGS kept
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=$cuda -DCMAKE_UNITY_BUILD=$unity \
-  -DCUZK_TESTS=OFF -DCUZK_BENCH=OFF "${flags[@]}" >/dev/null
+  -DCUZK_TESTS=OFF -DCUZK_BENCH=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target cuzk cuzk-daemon
 
 run=$(mktemp -d)
