@@ -14,6 +14,14 @@
 #include "pairing/curve_params.hpp"
 #include "pairing/frobenius.hpp"
 
+// The loop's steps (a doubling or an addition, a line times the accumulator) are functions
+// of their own, one copy per curve. The tower arithmetic inside them is forced inline
+// (CUZK_INLINE); inlining the steps too put every step's hundreds of field products into
+// each loop, once per call site: BN254's miller_loop and miller_loop_prepared were 380 KB
+// of machine code each, and their two files the slowest host compile of the tree
+// (docs/TESTING.md, "CI time"). A call per step costs nothing against its products.
+#define CUZK_PAIRING_STEP [[gnu::noinline]]
+
 namespace cuzk::pairing {
 
 template <class PC>
@@ -72,7 +80,7 @@ CUZK_INLINE ff::Fp12<Cfg> mul_by_014(const ff::Fp12<Cfg>& f, const ff::Fp2<Cfg>&
 //   X' = 2XY (Y^2 - 9b'Z^2), Y' = (Y^2 + 9b'Z^2)^2 - 108 b'^2 Z^4, Z' = 8 Y^3 Z,
 //   line = -2YZ yP + 3X^2 xP + (3b'Z^2 - Y^2).
 template <class PC>
-CUZK_INLINE Line<PC> double_step(G2Projective<PC>& t) {
+CUZK_PAIRING_STEP Line<PC> double_step(G2Projective<PC>& t) {
   using Fq2 = typename PC::Fq2;
   Fq2 xx = t.x.square();
   Fq2 yy = t.y.square();
@@ -92,7 +100,7 @@ CUZK_INLINE Line<PC> double_step(G2Projective<PC>& t) {
 //   theta = Y - yQ Z, lambda = X - xQ Z,
 //   line = lambda yP - theta xP + (theta xQ - lambda yQ).
 template <class PC>
-CUZK_INLINE Line<PC> add_step(G2Projective<PC>& t, const typename PC::G2Affine& q) {
+CUZK_PAIRING_STEP Line<PC> add_step(G2Projective<PC>& t, const typename PC::G2Affine& q) {
   using Fq2 = typename PC::Fq2;
   Fq2 theta = t.y - q.y * t.z;
   Fq2 lambda = t.x - q.x * t.z;
@@ -110,7 +118,7 @@ CUZK_INLINE Line<PC> add_step(G2Projective<PC>& t, const typename PC::G2Affine& 
 }
 
 template <class PC>
-CUZK_INLINE typename PC::Fq12 mul_by_line(const typename PC::Fq12& f, const Line<PC>& l, const typename PC::Fq& xp,
+CUZK_PAIRING_STEP typename PC::Fq12 mul_by_line(const typename PC::Fq12& f, const Line<PC>& l, const typename PC::Fq& xp,
                                           const typename PC::Fq& yp) {
   auto ay = l.a.mul_by_base(yp);
   auto bx = l.b.mul_by_base(xp);
