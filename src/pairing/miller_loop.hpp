@@ -118,8 +118,8 @@ CUZK_PAIRING_STEP Line<PC> add_step(G2Projective<PC>& t, const typename PC::G2Af
 }
 
 template <class PC>
-CUZK_PAIRING_STEP typename PC::Fq12 mul_by_line(const typename PC::Fq12& f, const Line<PC>& l, const typename PC::Fq& xp,
-                                          const typename PC::Fq& yp) {
+CUZK_PAIRING_STEP typename PC::Fq12 mul_by_line(const typename PC::Fq12& f, const Line<PC>& l,
+                                                const typename PC::Fq& xp, const typename PC::Fq& yp) {
   auto ay = l.a.mul_by_base(yp);
   auto bx = l.b.mul_by_base(xp);
   if constexpr (PC::TWIST == Twist::D) {

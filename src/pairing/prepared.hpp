@@ -82,7 +82,7 @@ CUZK_INLINE ff::Fp12<Cfg> mul_by_14(const ff::Fp12<Cfg>& f, const ff::Fp2<Cfg>& 
 
 template <class PC>
 CUZK_PAIRING_STEP typename PC::Fq12 mul_by_prepared_line(const typename PC::Fq12& f, const Line<PC>& l, bool scaled,
-                                                   const typename PC::Fq& xp, const typename PC::Fq& yp) {
+                                                         const typename PC::Fq& xp, const typename PC::Fq& yp) {
   if constexpr (PC::TWIST == Twist::M) {
     if (scaled) return mul_by_14(f, l.b.mul_by_base(xp), l.a.mul_by_base(yp));
   }
