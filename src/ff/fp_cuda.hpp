@@ -30,7 +30,9 @@
 
 #include "ff/bigint.hpp"
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && defined(CUZK_CUDA_CHECK_ONLY)
+#define CUZK_FP_CUDA_FN __device__ inline  // a build only to check (core/hd.hpp)
+#elif defined(__CUDA_ARCH__)
 #define CUZK_FP_CUDA_FN __device__ __forceinline__
 #elif defined(CUZK_FP_CUDA_HOST_MODEL)
 #define CUZK_FP_CUDA_FN inline

@@ -7,7 +7,10 @@
 #include "ec/xyzz.hpp"
 #include "ff/fp.hpp"
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && defined(CUZK_CUDA_CHECK_ONLY)
+#define CUZK_OUTLINED __device__ __noinline__
+#define CUZK_STEP __device__ inline  // a build only to check (core/hd.hpp)
+#elif defined(__CUDACC__)
 #define CUZK_OUTLINED __device__ __noinline__
 #define CUZK_STEP __device__ __forceinline__
 #elif defined(CUZK_FP_CUDA_HOST_MODEL)
