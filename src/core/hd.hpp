@@ -1,15 +1,16 @@
 // Host/device annotations shared by every layer that is compiled by both g++ and nvcc.
 #pragma once
 
-#if defined(__CUDACC__) && defined(CUZK_CUDA_CHECK_ONLY)
+#if defined(__CUDACC__)
+#define CUZK_HD __host__ __device__
+#if defined(CUZK_CUDA_CHECK_ONLY)
 // A build that only checks the CUDA files compile (CMake CUZK_CUDA_CHECK_ONLY: CI without
 // a GPU) leaves inlining to nvcc: cicc then compiles each field and point step once
 // instead of into every kernel (ntt_bls12_381.cu 16 -> 3 s of cicc).
-#define CUZK_HD __host__ __device__
 #define CUZK_INLINE __host__ __device__ inline
-#elif defined(__CUDACC__)
-#define CUZK_HD __host__ __device__
+#else
 #define CUZK_INLINE __host__ __device__ __forceinline__
+#endif
 #elif defined(__OPTIMIZE__) && !defined(CUZK_SANITIZE)
 #define CUZK_HD
 #define CUZK_INLINE inline __attribute__((always_inline))

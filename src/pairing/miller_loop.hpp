@@ -19,7 +19,8 @@
 // (CUZK_INLINE); inlining the steps too put every step's hundreds of field products into
 // each loop, once per call site: BN254's miller_loop and miller_loop_prepared were 380 KB
 // of machine code each, and their two files the slowest host compile of the tree
-// (docs/TESTING.md, "CI time"). A call per step costs nothing against its products.
+// (docs/TESTING.md, "CI time"). The loops are no slower for the calls (BENCHMARKS.md,
+// "The Miller loop's steps out of line").
 #define CUZK_PAIRING_STEP [[gnu::noinline]]
 
 namespace cuzk::pairing {

@@ -7,12 +7,13 @@
 #include "ec/xyzz.hpp"
 #include "ff/fp.hpp"
 
-#if defined(__CUDACC__) && defined(CUZK_CUDA_CHECK_ONLY)
+#if defined(__CUDACC__)
 #define CUZK_OUTLINED __device__ __noinline__
+#if defined(CUZK_CUDA_CHECK_ONLY)
 #define CUZK_STEP __device__ inline  // a build only to check (core/hd.hpp)
-#elif defined(__CUDACC__)
-#define CUZK_OUTLINED __device__ __noinline__
+#else
 #define CUZK_STEP __device__ __forceinline__
+#endif
 #elif defined(CUZK_FP_CUDA_HOST_MODEL)
 // The host model (tests/cuda/msm/lazy_madd_model_test.cpp): the lazy level-1 arithmetic below
 // on the host, with ff/fp_cuda.hpp's PTX steps modelled in C++.
