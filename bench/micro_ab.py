@@ -22,13 +22,14 @@ def run(binary, regex, reps):
         capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit("micro_ab: %s exited %d: %s" % (binary, out.returncode, out.stderr.strip()[-500:]))
+    benchmarks = json.loads(out.stdout)["benchmarks"]
     rows = collections.defaultdict(list)
-    for b in json.loads(out.stdout)["benchmarks"]:
+    for b in benchmarks:
         if b.get("run_type") == "iteration":
             if b.get("error_occurred"):
                 sys.exit("micro_ab: %s: %s: %s" % (binary, b["run_name"], b.get("error_message", "error")))
             rows[b["run_name"]].append(b["real_time"])
-    return rows, json.loads(out.stdout)["benchmarks"][0].get("time_unit", "ns")
+    return rows, benchmarks[0].get("time_unit", "ns") if benchmarks else "ns"
 
 
 def main():
